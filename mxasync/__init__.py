@@ -1,0 +1,16 @@
+"""mxasync: an MXNet-style deep-learning runtime on an asyncio dependency engine.
+
+``import mxasync as mx`` gives MXNet 1.x names; every blocking call has an
+awaitable twin for async code.
+"""
+
+from . import context, engine, profiler
+from .base import MXAsyncError, MXNetError
+from .runtime.context import Context, cpu, cpu_pinned, cpu_shared, current_context, gpu, num_gpus
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "MXAsyncError", "MXNetError", "Context", "cpu", "gpu", "cpu_pinned", "cpu_shared",
+    "current_context", "num_gpus", "context", "engine", "profiler",
+]

@@ -1,0 +1,16 @@
+"""The runtime: engine, vars, contexts, storage, resources, profiler.
+
+It knows nothing of arrays or operators; every other layer builds on it.
+"""
+
+from .context import Context, cpu, cpu_pinned, cpu_shared, current_context, gpu, num_gpus
+from .engine import Engine, Operator, bulk, get, set_bulk_size
+from .run_context import FnProperty, RunContext
+from .streams import DeviceHooks, register_device_hooks
+from .var import VarHandle
+
+__all__ = [
+    "Context", "cpu", "gpu", "cpu_pinned", "cpu_shared", "current_context", "num_gpus",
+    "Engine", "Operator", "get", "bulk", "set_bulk_size",
+    "FnProperty", "RunContext", "VarHandle", "DeviceHooks", "register_device_hooks",
+]

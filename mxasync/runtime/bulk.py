@@ -1,0 +1,88 @@
+"""Engine bulking: many small sync pushes of one thread become one engine op.
+
+Inside ``with engine.bulk(n):`` the sync pushes of this thread are collected
+and pushed as one op that runs them in order.  The group is flushed when it
+holds ``n`` pushes, when a push names another context, at any wait, and at the
+end of the block.  Within a group, order is the push order, which already
+satisfies every dependency among its members.
+"""
+
+from __future__ import annotations
+
+from ..base import MXAsyncError
+
+__all__ = ["BulkScope", "BulkSegment"]
+
+
+class BulkSegment:
+    def __init__(self, engine, size: int):
+        self.engine = engine
+        self.size = size
+        self.ctx = None
+        self.fns: list = []
+        self.names: list = []
+        self.reads: dict = {}  # insertion-ordered sets
+        self.writes: dict = {}
+
+    def add(self, fn, ctx, const_vars, mutate_vars, name) -> None:
+        if self.fns and ctx != self.ctx:
+            self.flush()
+        self.ctx = ctx
+        self.fns.append(fn)
+        self.names.append(name)
+        for v in const_vars:
+            self.reads[v] = None
+        for v in mutate_vars:
+            self.writes[v] = None
+        if len(self.fns) >= self.size:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.fns:
+            return
+        fns, names = self.fns, self.names
+        writes = list(self.writes)
+        reads = [v for v in self.reads if v not in self.writes]
+        ctx = self.ctx
+        self.fns, self.names, self.reads, self.writes, self.ctx = [], [], {}, {}, None
+
+        def run_segment(rctx):
+            for fn, name in zip(fns, names):
+                try:
+                    fn(rctx)
+                except Exception as exc:
+                    # name the member that failed, not the segment
+                    label = name or getattr(fn, "__qualname__", "op")
+                    raise MXAsyncError(f"{label} (in a bulk of {len(fns)}): {type(exc).__name__}: {exc}") from exc
+
+        label = names[0] if len(names) == 1 and names[0] else f"Bulk[{len(fns)}]"
+        tls = self.engine._tls
+        saved, tls.bulk = tls.bulk, None  # the segment itself is an ordinary push
+        try:
+            self.engine.push_sync(run_segment, ctx, reads, writes, name=label)
+        finally:
+            tls.bulk = saved
+
+
+class BulkScope:
+    """Context manager returned by ``engine.bulk(size)``; nests, restoring the outer scope."""
+
+    def __init__(self, engine, size: int):
+        self.engine = engine
+        self.size = int(size)
+        self._saved = None
+        self._segment = None
+
+    def __enter__(self):
+        tls = self.engine._tls
+        self._saved = tls.bulk
+        if self._saved is not None:
+            self._saved.flush()
+        self._segment = BulkSegment(self.engine, self.size) if self.size > 1 else None
+        tls.bulk = self._segment
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._segment is not None:
+            self._segment.flush()
+        self.engine._tls.bulk = self._saved

@@ -1,0 +1,146 @@
+"""Device contexts: ``Context``, ``mx.cpu()``, ``mx.gpu()`` and the ``with ctx:`` scope.
+
+The current context lives in a :class:`contextvars.ContextVar`, so a ``with ctx:``
+block is private to its thread and to its asyncio task, as users of both expect.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from functools import lru_cache
+
+from ..base import MXAsyncError
+
+__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "cpu_shared", "current_context", "num_gpus"]
+
+_DEVTYPE_TO_ID = {"cpu": 1, "gpu": 2, "cpu_pinned": 3, "cpu_shared": 5}
+_ID_TO_DEVTYPE = {v: k for k, v in _DEVTYPE_TO_ID.items()}
+
+
+class Context:
+    """A device: ``Context('cpu', 0)``, ``Context('gpu', 1)``.
+
+    Contexts are small immutable values; equal contexts hash equally, so they
+    key per-device tables (storage pools, streams, random generators).
+
+    >>> import mxasync as mx
+    >>> ctx = mx.Context('gpu', 1)
+    >>> ctx, ctx.device_type, ctx.device_id, ctx.device_typeid
+    (gpu(1), 'gpu', 1, 2)
+    >>> with mx.cpu(3):
+    ...     mx.current_context()
+    cpu(3)
+    """
+
+    __slots__ = ("device_type", "device_id", "_hash")
+
+    devtype2str = _ID_TO_DEVTYPE
+    devstr2type = _DEVTYPE_TO_ID
+
+    def __init__(self, device_type: str | int | Context = "cpu", device_id: int = 0):
+        if isinstance(device_type, Context):
+            device_type, device_id = device_type.device_type, device_type.device_id
+        elif isinstance(device_type, int):
+            if device_type not in _ID_TO_DEVTYPE:
+                raise MXAsyncError(f"Context: unknown device type id {device_type}")
+            device_type = _ID_TO_DEVTYPE[device_type]
+        if device_type not in _DEVTYPE_TO_ID:
+            raise MXAsyncError(
+                f"Context: unknown device type {device_type!r}; expected one of {sorted(_DEVTYPE_TO_ID)}"
+            )
+        device_id = int(device_id)
+        if device_id < 0:
+            raise MXAsyncError(f"Context: device_id must be >= 0, got {device_id}")
+        object.__setattr__(self, "device_type", device_type)
+        object.__setattr__(self, "device_id", device_id)
+        object.__setattr__(self, "_hash", hash((device_type, device_id)))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Context is immutable")
+
+    @property
+    def device_typeid(self) -> int:
+        return _DEVTYPE_TO_ID[self.device_type]
+
+    @property
+    def is_gpu(self) -> bool:
+        return self.device_type == "gpu"
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other) -> bool:
+        return (
+            isinstance(other, Context)
+            and self.device_type == other.device_type
+            and self.device_id == other.device_id
+        )
+
+    def __repr__(self) -> str:
+        return f"{self.device_type}({self.device_id})"
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (Context, (self.device_type, self.device_id))
+
+    # ``with ctx:`` makes ctx the default for array creation in this thread/task.
+    # Contexts are shared values, so the reset token is kept on a per-entry stack.
+    def __enter__(self) -> Context:
+        token = _CURRENT.set(self)
+        stack = _TOKENS.get()
+        _TOKENS.set(stack + (token,))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        stack = _TOKENS.get()
+        _TOKENS.set(stack[:-1])
+        _CURRENT.reset(stack[-1])
+
+    def empty_cache(self) -> None:
+        """Return this device's pooled memory to the system (MXNet's ``ctx.empty_cache()``)."""
+        from .storage import Storage
+
+        Storage.get(self).release_all()
+
+
+@lru_cache(maxsize=None)
+def _make(device_type: str, device_id: int) -> Context:
+    return Context(device_type, device_id)
+
+
+def cpu(device_id: int = 0) -> Context:
+    """The CPU context; ``device_id`` only tells pools and streams apart."""
+    return _make("cpu", device_id)
+
+
+def gpu(device_id: int = 0) -> Context:
+    """A GPU context; creating it needs no GPU, using it does."""
+    return _make("gpu", device_id)
+
+
+def cpu_pinned(device_id: int = 0) -> Context:
+    return _make("cpu_pinned", device_id)
+
+
+def cpu_shared(device_id: int = 0) -> Context:
+    return _make("cpu_shared", device_id)
+
+
+_CURRENT: contextvars.ContextVar[Context] = contextvars.ContextVar("mxasync_context", default=cpu(0))
+_TOKENS: contextvars.ContextVar[tuple] = contextvars.ContextVar("mxasync_context_tokens", default=())
+
+
+def current_context() -> Context:
+    """The context of the innermost ``with ctx:`` in this thread or task (``cpu(0)`` outside any)."""
+    return _CURRENT.get()
+
+
+def num_gpus() -> int:
+    """Number of CUDA devices CuPy can see (0 when CuPy or a driver is missing)."""
+    try:
+        import cupy
+
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:
+        return 0

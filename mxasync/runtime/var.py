@@ -1,0 +1,84 @@
+"""Engine variables: the versioned futures that order ops.
+
+A :class:`VarHandle` carries the dependency state the engine needs (granted
+readers, a granted writer, the queue of ops waiting for it) and, once a writer
+failed, the error that tainted it.  All of that state is guarded by the
+engine's lock; nothing here takes a lock itself.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+__all__ = ["VarHandle", "ErrorRecord"]
+
+
+class ErrorRecord:
+    """One failure, shared by every var the failing op (and the ops it spoiled) wrote.
+
+    MXNet's rule: an error surfaces once.  Raising it at any wait marks the
+    record reported, which cleans every var that shares it at the same time.
+    """
+
+    __slots__ = ("exc", "op_name", "reported")
+
+    def __init__(self, exc: BaseException, op_name: str):
+        self.exc = exc
+        self.op_name = op_name
+        self.reported = False
+
+    def __repr__(self) -> str:
+        state = "reported" if self.reported else "pending"
+        return f"ErrorRecord({self.op_name!r}, {type(self.exc).__name__}, {state})"
+
+
+class VarHandle:
+    """A versioned future.
+
+    ``version`` counts the writes that have completed.  ``await var`` returns once
+    every write pushed so far has finished (the reads need not have), and raises
+    the error of a failed writer, once.
+
+    >>> import mxasync as mx
+    >>> eng = mx.engine.get()
+    >>> v = eng.new_variable(name="counter")
+    >>> for _ in range(3):
+    ...     eng.push_sync(lambda rctx: None, mx.cpu(), mutate_vars=[v])
+    >>> eng.wait_for_var(v); v.version
+    3
+    """
+
+    __slots__ = (
+        "name", "version", "_engine", "_readers", "_writing", "_queue", "_err",
+        "_event", "_read_events", "_deleted", "__weakref__",
+    )
+
+    def __init__(self, engine, name: str | None = None):
+        self.name = name
+        self.version = 0
+        self._engine = engine
+        self._readers = 0  # granted reads not yet complete
+        self._writing = False  # a granted write not yet complete
+        self._queue: deque = deque()  # (op, is_write) waiting for a grant, in push order
+        self._err: ErrorRecord | None = None
+        self._event = None  # device event of the last write (GPU ops)
+        self._read_events: list = []  # device events of reads since that write
+        self._deleted = False
+
+    @property
+    def error(self) -> BaseException | None:
+        """The unreported exception that taints this var, if any."""
+        err = self._err
+        return err.exc if err is not None and not err.reported else None
+
+    @property
+    def pending(self) -> bool:
+        """True while some pushed op that uses this var has not finished."""
+        return self._writing or self._readers > 0 or bool(self._queue)
+
+    def __await__(self):
+        return self._engine.wait_for_var_async(self).__await__()
+
+    def __repr__(self) -> str:
+        label = f" {self.name!r}" if self.name else ""
+        return f"<VarHandle{label} v{self.version}{' pending' if self.pending else ''}>"
