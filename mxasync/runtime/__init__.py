@@ -5,7 +5,9 @@ It knows nothing of arrays or operators; every other layer builds on it.
 
 from .context import Context, cpu, cpu_pinned, cpu_shared, current_context, gpu, num_gpus
 from .engine import Engine, Operator, bulk, get, set_bulk_size
+from .resource import Resource, ResourceManager, ResourceRequest, register_resource_factory
 from .run_context import FnProperty, RunContext
+from .storage import Storage, StorageHandle
 from .streams import DeviceHooks, register_device_hooks
 from .var import VarHandle
 
@@ -13,4 +15,5 @@ __all__ = [
     "Context", "cpu", "gpu", "cpu_pinned", "cpu_shared", "current_context", "num_gpus",
     "Engine", "Operator", "get", "bulk", "set_bulk_size",
     "FnProperty", "RunContext", "VarHandle", "DeviceHooks", "register_device_hooks",
+    "Resource", "ResourceManager", "ResourceRequest", "register_resource_factory", "Storage", "StorageHandle",
 ]

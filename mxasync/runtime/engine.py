@@ -808,6 +808,16 @@ class Engine:
         self._profiler = profiler
         self._refresh_slow()
 
+    def close(self) -> None:
+        """Stop this engine's worker threads after pending work (for engines made by hand, e.g. in tests)."""
+        self._wait_idle()
+        if self._pool is not None:
+            self._pool.stop()
+            self._pool = None
+        loop = self._loop.loop
+        if loop is not None:
+            loop.call_soon_threadsafe(loop.stop)
+
     def _after_fork_in_child(self) -> None:
         """Give a forked child fresh threads and locks; var state carries over."""
         pending = self._pending

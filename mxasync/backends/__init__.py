@@ -1,0 +1,13 @@
+"""Backends as plugins: ``mx.backends.list()``, ``get_backend(device_type)``.
+
+Each backend is found through the ``mxasync.backends`` entry-point group; our
+own numpy (cpu) and CuPy (gpu) backends are registered that way too.
+"""
+
+from .base import Backend, BackendState
+from .registry import ENTRY_POINT_GROUP, BackendWarning, get_backend, list_backends, register_backend, reset
+
+list = list_backends  # noqa: A001 - MXNet-style public name: mx.backends.list()
+
+__all__ = ["Backend", "BackendState", "BackendWarning", "ENTRY_POINT_GROUP", "get_backend",
+           "list_backends", "register_backend", "reset", "list"]

@@ -1,0 +1,47 @@
+"""The numpy backend.
+
+Generic kernels run on it as written.  Its operator overrides (im2col
+convolution and pooling on BLAS) are declared next to the ops themselves with
+``register_override(..., backend='numpy')``, which keeps the dependency
+direction (backends never import the operator layer).
+
+>>> from mxasync.backends.numpy import NumpyBackend
+>>> b = NumpyBackend(); b.start(); b.xp.__name__
+'numpy'
+"""
+
+from __future__ import annotations
+
+import numpy
+
+from ..base import Backend
+
+__all__ = ["NumpyBackend", "NumpyPinnedBackend"]
+
+
+class NumpyBackend(Backend):
+    name = "numpy"
+    device_type = "cpu"
+    priority = 0
+
+    def start(self) -> None:
+        self.xp = numpy
+
+    def empty(self, shape, dtype, ctx):
+        return numpy.empty(shape, dtype=dtype)
+
+    def zeros(self, shape, dtype, ctx):
+        return numpy.zeros(shape, dtype=dtype)
+
+    def asarray(self, data, ctx, dtype=None):
+        return numpy.asarray(data, dtype=dtype)
+
+    def to_numpy(self, array):
+        return numpy.asarray(array)
+
+
+class NumpyPinnedBackend(NumpyBackend):
+    """``cpu_pinned`` contexts hold host memory; numpy serves them (pinning is a GPU-copy detail)."""
+
+    name = "numpy_pinned"
+    device_type = "cpu_pinned"

@@ -1,0 +1,153 @@
+"""Op parameters: frozen pydantic models that accept MXNet's string forms.
+
+Symbol JSON stores every attribute as a string ("(3, 3)", "True", "1",
+"None"), so :class:`OpParam` turns strings into Python values before pydantic
+validates them, and :meth:`OpParam.to_strings` writes them back the same way.
+
+>>> class ConvLike(OpParam):
+...     kernel: Shape
+...     num_filter: int = Field(gt=0)
+...     no_bias: bool = False
+>>> p = parse_params("Conv", ConvLike, {"kernel": "(3, 3)", "num_filter": "8", "no_bias": "True"})
+>>> p.kernel, p.num_filter, p.no_bias
+((3, 3), 8, True)
+>>> p.to_strings()["kernel"]
+'(3, 3)'
+>>> parse_params("Conv", ConvLike, {"kernel": 3, "num_filter": -2})
+Traceback (most recent call last):
+  ...
+mxasync.base.MXAsyncError: Conv: num_filter=-2: Input should be greater than 0
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+import typing
+from typing import Annotated, Any, Optional
+
+import numpy as np
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+
+from ..base import MXAsyncError
+
+__all__ = ["OpParam", "NoParam", "Shape", "OptShape", "DType", "parse_params", "Field", "format_value"]
+
+
+def _to_shape(v: Any) -> Any:
+    if isinstance(v, (int, np.integer)):
+        return (int(v),)
+    if isinstance(v, list):
+        return tuple(v)
+    return v
+
+
+def _to_dtype(v: Any) -> Any:
+    if v is None or isinstance(v, str):
+        return v
+    try:
+        return np.dtype(v).name
+    except TypeError:
+        return v
+
+
+#: a tuple of ints; an int ``3`` means ``(3,)`` as in MXNet's TShape parser
+Shape = Annotated[tuple[int, ...], BeforeValidator(_to_shape)]
+OptShape = Annotated[Optional[tuple[Optional[int], ...]], BeforeValidator(_to_shape)]
+#: a numpy dtype name ('float32'); numpy dtypes and types are accepted
+DType = Annotated[str, BeforeValidator(_to_dtype)]
+
+
+def _accepts_str(annotation: Any) -> bool:
+    """Whether a field may legitimately hold a string (then strings are kept as strings)."""
+    if annotation is str:
+        return True
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return any(isinstance(a, str) for a in typing.get_args(annotation))
+    if origin is Annotated:
+        return _accepts_str(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        return any(_accepts_str(a) for a in typing.get_args(annotation))
+    return False
+
+
+def _parse_string(value: str, keep_str: bool) -> Any:
+    s = value.strip()
+    if s == "None":
+        return None
+    if keep_str:
+        return value
+    if s in ("True", "true"):
+        return True
+    if s in ("False", "false"):
+        return False
+    try:
+        return ast.literal_eval(s)
+    except (ValueError, SyntaxError):
+        return value  # let pydantic report it
+
+
+def format_value(v: Any) -> str:
+    """MXNet's string form of a param value: ``(3, 3)``, ``True``, ``None``, ``0.5``."""
+    if isinstance(v, tuple):
+        return "(" + ", ".join(format_value(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+    return str(v)
+
+
+class OpParam(BaseModel):
+    """Base class of every op's parameter model (frozen, unknown fields rejected)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mxnet_strings(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        keep = cls.__dict__.get("_keep_str")
+        if keep is None:
+            keep = {n: _accepts_str(f.annotation) for n, f in cls.model_fields.items()}
+            cls._keep_str = keep
+        out = {}
+        for k, v in data.items():
+            if isinstance(v, str):
+                v = _parse_string(v, keep.get(k, False))
+            out[k] = v
+        return out
+
+    def to_strings(self, only_set: bool = False) -> dict[str, str]:
+        """The attributes as symbol JSON stores them (every field, or only those set explicitly)."""
+        names = self.model_fields_set if only_set else type(self).model_fields
+        return {n: format_value(getattr(self, n)) for n in names}
+
+
+class NoParam(OpParam):
+    """For ops without parameters."""
+
+
+def _explain(op: str, exc: ValidationError, kwargs: dict) -> MXAsyncError:
+    parts = []
+    for err in exc.errors():
+        loc = err.get("loc") or ("?",)
+        field = str(loc[0])
+        if err.get("type") == "extra_forbidden":
+            parts.append(f"unknown parameter {field}={kwargs.get(field)!r}")
+        elif err.get("type") == "missing":
+            parts.append(f"missing required parameter {field}")
+        else:
+            given = kwargs.get(field, err.get("input"))
+            parts.append(f"{field}={given!r}: {err.get('msg')}")
+    return MXAsyncError(f"{op}: " + "; ".join(dict.fromkeys(parts)))
+
+
+def parse_params(op: str, cls: type[OpParam], kwargs: dict) -> OpParam:
+    """Validate ``kwargs`` for op ``op``; errors name the op, the field and the value."""
+    try:
+        return cls(**kwargs)
+    except ValidationError as exc:
+        raise _explain(op, exc, kwargs) from None
+    except MXAsyncError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise MXAsyncError(f"{op}: {exc}") from None

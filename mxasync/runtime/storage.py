@@ -1,0 +1,254 @@
+"""Storage: the per-context pooled allocator (MXNet's StorageManager).
+
+``Storage.get(ctx).alloc(nbytes)`` returns a :class:`StorageHandle` whose
+``buffer`` is raw device memory (a numpy ``uint8`` array on CPU, a CuPy
+``MemoryPointer`` on GPU).  ``free(handle)`` puts the block back in the pool for
+the next allocation of the same bucket; ``release_all()`` gives pooled blocks
+back to the system.
+
+Callers that free memory still used by pending ops must not call ``free``
+directly: they push the free as an engine op (``Engine.delete_variable``), so
+the block returns to the pool only after every op using it has finished.
+
+Strategies (``MXNET_CPU_MEM_POOL_TYPE`` / ``MXNET_GPU_MEM_POOL_TYPE``, MXNet's names):
+
+* ``Naive``: one free list per exact (64-byte aligned) size;
+* ``Round``: sizes round up to a power of two below ``2**cutoff`` bytes and to
+  a multiple of ``2**cutoff`` above it (``MXNET_*_MEM_POOL_ROUND_LINEAR_CUTOFF``,
+  default 24), so near sizes share blocks;
+* ``Unpooled``: every free returns memory at once.
+
+On CPU, blocks under ``MXASYNC_CPU_POOL_MIN_BYTES`` (default 64 KiB) bypass the
+pool: numpy's own small-block cache is faster than any Python free list, and
+page faults, which the pool exists to avoid, only matter for large blocks.
+
+>>> import mxasync as mx
+>>> from mxasync.runtime.storage import Storage
+>>> st = Storage.get(mx.cpu(7))
+>>> h = st.alloc(1 << 20)
+>>> st.stats()["in_use"]
+1048576
+>>> st.free(h); st.stats()["pooled"], st.stats()["in_use"]
+(1048576, 0)
+>>> st.alloc(1 << 20).buffer.nbytes  # served from the pool
+1048576
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+
+from ..base import MXAsyncError, env_int, env_str
+from .context import Context
+
+__all__ = ["Storage", "StorageHandle", "CPUStorage", "GPUStorage"]
+
+_ALIGN = 64
+
+
+class StorageHandle:
+    """A block of device memory: ``buffer`` holds ``size`` usable bytes out of ``capacity``."""
+
+    __slots__ = ("buffer", "size", "capacity", "ctx", "pooled", "freed")
+
+    def __init__(self, buffer, size: int, capacity: int, ctx: Context, pooled: bool):
+        self.buffer = buffer
+        self.size = size
+        self.capacity = capacity
+        self.ctx = ctx
+        self.pooled = pooled
+        self.freed = False
+
+    def __repr__(self) -> str:
+        return f"<StorageHandle {self.size}B of {self.capacity}B on {self.ctx}{' freed' if self.freed else ''}>"
+
+
+def _round_size(nbytes: int, strategy: str, cutoff_log2: int) -> int:
+    if strategy == "round":
+        cutoff = 1 << cutoff_log2
+        if nbytes <= cutoff:
+            return 1 << max(nbytes - 1, 1).bit_length()
+        return -(-nbytes // cutoff) * cutoff
+    return -(-nbytes // _ALIGN) * _ALIGN
+
+
+class Storage:
+    """Base class and per-context factory: ``Storage.get(ctx)``."""
+
+    _instances: dict[Context, Storage] = {}
+    _instances_lock = threading.Lock()
+
+    @classmethod
+    def get(cls, ctx: Context) -> Storage:
+        inst = cls._instances.get(ctx)
+        if inst is None:
+            with cls._instances_lock:
+                inst = cls._instances.get(ctx)
+                if inst is None:
+                    inst = GPUStorage(ctx) if ctx.device_type == "gpu" else CPUStorage(ctx)
+                    cls._instances[ctx] = inst
+        return inst
+
+    @classmethod
+    def all(cls) -> dict[Context, Storage]:
+        return dict(cls._instances)
+
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+        self._lock = threading.Lock()
+        self.in_use = 0
+        self.peak = 0
+        self.num_allocs = 0
+        self.num_pool_hits = 0
+
+    def alloc(self, nbytes: int) -> StorageHandle:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def free(self, handle: StorageHandle) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def direct_free(self, handle: StorageHandle) -> None:
+        """Return ``handle``'s memory to the system now, bypassing the pool."""
+        self._release_handle(handle)
+
+    def release_all(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def pooled_bytes(self) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def stats(self) -> dict:
+        """``in_use`` (bytes handed out), ``pooled`` (held for reuse), ``peak`` in use, counts."""
+        return {
+            "ctx": str(self.ctx), "in_use": self.in_use, "pooled": self.pooled_bytes(), "peak": self.peak,
+            "allocs": self.num_allocs, "pool_hits": self.num_pool_hits,
+        }
+
+    def _check_free(self, handle: StorageHandle) -> None:
+        if handle.freed:
+            raise MXAsyncError(f"Storage({self.ctx}): block {handle!r} freed twice")
+        if handle.ctx != self.ctx:
+            raise MXAsyncError(f"Storage({self.ctx}): block from {handle.ctx} freed here")
+
+    def _release_handle(self, handle: StorageHandle) -> None:
+        with self._lock:
+            self._check_free(handle)
+            handle.freed = True
+            self.in_use -= handle.size
+        handle.buffer = None
+
+
+class CPUStorage(Storage):
+    """Pooled host memory in numpy ``uint8`` buffers."""
+
+    def __init__(self, ctx: Context):
+        super().__init__(ctx)
+        self.strategy = env_str("Naive", "MXASYNC_CPU_MEM_POOL_TYPE", "MXNET_CPU_MEM_POOL_TYPE").lower()
+        if self.strategy not in ("naive", "round", "unpooled"):
+            raise MXAsyncError(f"MXNET_CPU_MEM_POOL_TYPE must be Naive, Round or Unpooled, got {self.strategy!r}")
+        self.cutoff_log2 = env_int(24, "MXASYNC_CPU_MEM_POOL_ROUND_LINEAR_CUTOFF",
+                                   "MXNET_CPU_MEM_POOL_ROUND_LINEAR_CUTOFF")
+        self.min_pooled = env_int(64 << 10, "MXASYNC_CPU_POOL_MIN_BYTES")
+        self._free: dict[int, list] = defaultdict(list)
+        self._pooled = 0
+
+    def set_strategy(self, strategy: str) -> None:
+        """Switch strategy at run time (tests and benchmarks); pooled blocks are released."""
+        strategy = strategy.lower()
+        if strategy not in ("naive", "round", "unpooled"):
+            raise MXAsyncError(f"Storage: strategy must be naive, round or unpooled, got {strategy!r}")
+        self.release_all()
+        self.strategy = strategy
+
+    def alloc(self, nbytes: int) -> StorageHandle:
+        import numpy as np
+
+        nbytes = int(nbytes)
+        if nbytes < 0:
+            raise MXAsyncError(f"Storage({self.ctx}).alloc: negative size {nbytes}")
+        if nbytes < self.min_pooled or self.strategy == "unpooled":
+            buf = np.empty(nbytes, dtype=np.uint8)
+            handle = StorageHandle(buf, nbytes, nbytes, self.ctx, False)
+            with self._lock:
+                self._account_alloc(nbytes)
+            return handle
+        capacity = _round_size(nbytes, self.strategy, self.cutoff_log2)
+        with self._lock:
+            free_list = self._free.get(capacity)
+            buf = free_list.pop() if free_list else None
+            if buf is not None:
+                self._pooled -= capacity
+                self.num_pool_hits += 1
+            self._account_alloc(nbytes)
+        if buf is None:
+            try:
+                buf = np.empty(capacity, dtype=np.uint8)
+            except MemoryError:
+                self.release_all()  # like MXNet: drop the pool and try once more
+                buf = np.empty(capacity, dtype=np.uint8)
+        return StorageHandle(buf, nbytes, capacity, self.ctx, True)
+
+    def _account_alloc(self, nbytes: int) -> None:
+        self.num_allocs += 1
+        self.in_use += nbytes
+        if self.in_use > self.peak:
+            self.peak = self.in_use
+
+    def free(self, handle: StorageHandle) -> None:
+        """Put ``handle``'s block back in the pool (or release it when unpooled)."""
+        if not handle.pooled or self.strategy == "unpooled":
+            self._release_handle(handle)
+            return
+        with self._lock:
+            self._check_free(handle)
+            handle.freed = True
+            self.in_use -= handle.size
+            self._free[handle.capacity].append(handle.buffer)
+            self._pooled += handle.capacity
+        handle.buffer = None
+
+    def release_all(self) -> None:
+        with self._lock:
+            self._free.clear()
+            self._pooled = 0
+
+    def pooled_bytes(self) -> int:
+        return self._pooled
+
+
+class GPUStorage(Storage):
+    """Device memory through CuPy's memory pool, which already pools per stream.
+
+    We keep the pool CuPy owns (other CuPy code shares it) and add MXNet's
+    statistics and ``release_all`` on top.
+    """
+
+    def __init__(self, ctx: Context):
+        super().__init__(ctx)
+        try:
+            import cupy
+        except ImportError as exc:
+            raise MXAsyncError(f"{ctx}: CuPy is not installed (pip install 'mxasync[gpu]')") from exc
+        self._cupy = cupy
+        self._pool = cupy.get_default_memory_pool()
+
+    def alloc(self, nbytes: int) -> StorageHandle:
+        nbytes = int(nbytes)
+        with self._cupy.cuda.Device(self.ctx.device_id):
+            ptr = self._pool.malloc(nbytes)
+        with self._lock:
+            self.num_allocs += 1
+            self.in_use += nbytes
+            self.peak = max(self.peak, self.in_use)
+        return StorageHandle(ptr, nbytes, nbytes, self.ctx, True)
+
+    def free(self, handle: StorageHandle) -> None:
+        # Dropping the MemoryPointer hands the block back to CuPy's pool.
+        self._release_handle(handle)
+
+    def release_all(self) -> None:
+        self._pool.free_all_blocks()
+
+    def pooled_bytes(self) -> int:
+        return int(self._pool.total_bytes() - self._pool.used_bytes())
