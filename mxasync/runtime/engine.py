@@ -406,6 +406,16 @@ class Engine:
                 op.inline = inline  # decided: no timing this run
         return inline
 
+    def _learn_cost(self, key, seconds: float) -> None:
+        """Track an op's cost as a decaying minimum.
+
+        A sample can be inflated by waiting for the GIL (up to the 5 ms switch
+        interval) but never deflated, so the minimum is the honest estimate;
+        letting it grow by 1.5x per larger sample still follows a real increase.
+        """
+        old = self._cost.get(key)
+        self._cost[key] = seconds if old is None or seconds < old else min(seconds, old * 1.5)
+
     def _dispatch(self, op: _Op) -> None:
         kind = op.kind
         if kind is _SYNC:
@@ -476,8 +486,7 @@ class Engine:
                 op.fn(rctx)
                 t1 = _perf()
                 if timed:
-                    old = self._cost.get(op.key)
-                    self._cost[op.key] = (t1 - t0) if old is None else 0.7 * old + 0.3 * (t1 - t0)
+                    self._learn_cost(op.key, t1 - t0)
                 if prof is not None:
                     prof.record(op, t0, t1)
             else:
