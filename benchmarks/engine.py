@@ -150,7 +150,7 @@ def inline_crossover(eng, sizes, count=200):
         xs = [np.ones(n, np.float32) for _ in range(4)]
         vars_ = [eng.new_variable() for _ in range(4)]
 
-        def make(i):
+        def make(i, xs=xs):
             x = xs[i]
 
             def op(rctx):
@@ -160,7 +160,7 @@ def inline_crossover(eng, sizes, count=200):
 
         ops = [make(i) for i in range(4)]
 
-        def run(hint):
+        def run(hint, ops=ops, vars_=vars_):
             def go():
                 for k in range(count):
                     eng.push_sync(ops[k % 4], CPU, [], [vars_[k % 4]], name="scale", inline=hint)

@@ -47,7 +47,7 @@ class BulkSegment:
         self.fns, self.names, self.reads, self.writes, self.ctx = [], [], {}, {}, None
 
         def run_segment(rctx):
-            for fn, name in zip(fns, names):
+            for fn, name in zip(fns, names, strict=True):
                 try:
                     fn(rctx)
                 except Exception as exc:

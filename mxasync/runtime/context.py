@@ -7,7 +7,7 @@ block is private to its thread and to its asyncio task, as users of both expect.
 from __future__ import annotations
 
 import contextvars
-from functools import lru_cache
+from functools import cache
 
 from ..base import MXAsyncError
 
@@ -104,7 +104,7 @@ class Context:
         Storage.get(self).release_all()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _make(device_type: str, device_id: int) -> Context:
     return Context(device_type, device_id)
 
@@ -127,7 +127,7 @@ def cpu_shared(device_id: int = 0) -> Context:
     return _make("cpu_shared", device_id)
 
 
-_CURRENT: contextvars.ContextVar[Context] = contextvars.ContextVar("mxasync_context", default=cpu(0))
+_CURRENT: contextvars.ContextVar[Context] = contextvars.ContextVar("mxasync_context", default=cpu(0))  # noqa: B039 - Context is immutable
 _TOKENS: contextvars.ContextVar[tuple] = contextvars.ContextVar("mxasync_context_tokens", default=())
 
 

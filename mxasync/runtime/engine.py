@@ -31,7 +31,8 @@ import threading
 import time
 import weakref
 from _thread import allocate_lock
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from ..base import MXAsyncError, env_float, env_int, env_str
 from .context import Context, current_context
