@@ -5,6 +5,8 @@ awaitable twin for async code.
 """
 
 from . import context, engine, profiler, random
+from . import ndarray
+from . import ndarray as nd
 from .base import MXAsyncError, MXNetError
 from .runtime.context import Context, cpu, cpu_pinned, cpu_shared, current_context, gpu, num_gpus
 
@@ -12,5 +14,5 @@ __version__ = "0.1.0"
 
 __all__ = [
     "MXAsyncError", "MXNetError", "Context", "cpu", "gpu", "cpu_pinned", "cpu_shared",
-    "current_context", "num_gpus", "context", "engine", "profiler", "random",
+    "current_context", "num_gpus", "context", "engine", "profiler", "random", "nd", "ndarray",
 ]

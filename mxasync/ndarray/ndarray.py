@@ -1,0 +1,453 @@
+"""NDArray: an asynchronous array on the engine, with MXNet 1.x names.
+
+Work on an NDArray is pushed to the engine and returns at once; only the sync
+points block (``asnumpy``, ``asscalar``, ``wait_to_read``, ``wait_to_write``,
+``repr``, ``mx.nd.waitall``), and each has an awaitable twin.
+
+>>> import mxasync as mx
+>>> a = mx.nd.array([[1, 2], [3, 4]])
+>>> b = a[1]            # a view: shares a's memory and a's engine var
+>>> b[:] = 7
+>>> a.asnumpy().tolist()
+[[1.0, 2.0], [7.0, 7.0]]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import MXAsyncError
+from ..runtime.context import Context, current_context
+from ..runtime.engine import Engine
+from ..runtime.run_context import FnProperty
+from .chunk import Chunk, alloc_chunk
+from .invoke import INLINE_ELEMENTS, invoke
+
+__all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "zeros_like", "ones_like",
+           "waitall", "waitall_async"]
+
+_engine = Engine.get
+_DEFAULT_DTYPE = np.dtype(np.float32)
+
+
+def _xp(ctx: Context):
+    from ..backends import get_backend
+
+    return get_backend(ctx.device_type).xp
+
+
+def _push(fn, ctx, reads, writes, name, size, prop=FnProperty.NORMAL):
+    _engine().push_sync(fn, ctx, reads, writes, prop=prop, name=name,
+                        inline=size < INLINE_ELEMENTS and ctx.device_type == "cpu")
+
+
+class NDArray:
+    """An n-dimensional array whose operations run on the engine."""
+
+    __slots__ = ("_chunk", "_data", "_ctx", "__weakref__")
+    __array_priority__ = 1000.0
+
+    def __init__(self, chunk: Chunk, data):
+        self._chunk = chunk
+        self._data = data
+        self._ctx = chunk.ctx
+
+    # -- attributes --------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return self._data.shape
+
+    @property
+    def dtype(self):
+        return self._data.dtype.type
+
+    @property
+    def context(self) -> Context:
+        return self._ctx
+
+    ctx = context
+
+    @property
+    def size(self) -> int:
+        return int(self._data.size)
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def stype(self) -> str:
+        return "default"
+
+    @property
+    def T(self) -> NDArray:
+        if self.ndim != 2:
+            raise MXAsyncError(f"NDArray.T: only 2-D arrays, got shape {self.shape}")
+        return invoke("transpose", [self])
+
+    @property
+    def handle(self):
+        return self._chunk.var
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __iter__(self):
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    # -- sync points ------------------------------------------------------
+    def wait_to_read(self) -> None:
+        """Block until every pending write to this array finished; raise its error, once."""
+        _engine().wait_for_var(self._chunk.var)
+
+    def wait_to_write(self) -> None:
+        """Block until every pending read and write of this array finished."""
+        _engine().wait_for_var(self._chunk.var, for_write=True)
+
+    async def wait_to_read_async(self) -> None:
+        await _engine().wait_for_var_async(self._chunk.var)
+
+    async def wait_to_write_async(self) -> None:
+        await _engine().wait_for_var_async(self._chunk.var, for_write=True)
+
+    def __await__(self):
+        async def ready():
+            await self.wait_to_read_async()
+            return self
+
+        return ready().__await__()
+
+    def asnumpy(self) -> np.ndarray:
+        """A numpy copy of the contents (a sync point)."""
+        self.wait_to_read()
+        return self._to_host()
+
+    async def asnumpy_async(self) -> np.ndarray:
+        await self.wait_to_read_async()
+        return self._to_host()
+
+    def _to_host(self) -> np.ndarray:
+        data = self._data
+        return np.array(data) if isinstance(data, np.ndarray) else data.get()
+
+    def asscalar(self):
+        if self.size != 1:
+            raise MXAsyncError(f"asscalar: the array must have exactly one element, got shape {self.shape}")
+        return self.asnumpy().reshape(-1)[0]
+
+    async def asscalar_async(self):
+        return (await self.asnumpy_async()).reshape(-1)[0]
+
+    def __repr__(self) -> str:
+        return f"\n{self.asnumpy()!r}\n<NDArray {'x'.join(map(str, self.shape))} @{self._ctx}>"
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise MXAsyncError("The truth value of an NDArray with several elements is ambiguous")
+        return bool(self.asscalar())
+
+    def __float__(self) -> float:
+        return float(self.asscalar())
+
+    def __int__(self) -> int:
+        return int(self.asscalar())
+
+    # -- views and copies ---------------------------------------------------
+    def reshape(self, *shape, **kwargs) -> NDArray:
+        """A view with a new shape (MXNet's special codes 0 and -1 accepted)."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        shape = kwargs.get("shape", shape)
+        target = []
+        for i, s in enumerate(shape):
+            target.append(self.shape[i] if s == 0 else s)
+        try:
+            view = self._data.reshape(tuple(target))
+        except ValueError:
+            raise MXAsyncError(f"reshape: cannot reshape array of shape {self.shape} into {tuple(shape)}") from None
+        if not _shares(view, self._data):
+            raise MXAsyncError(f"reshape: shape {tuple(shape)} needs a copy of a non-contiguous view")
+        return NDArray(self._chunk, view)
+
+    def __getitem__(self, key) -> NDArray:
+        if isinstance(key, NDArray):
+            key = key.asnumpy().astype(np.int64)
+        if _is_basic(key):
+            return NDArray(self._chunk, self._data[key])
+        # advanced indexing copies, ordered after pending writes
+        src = self
+        index = key
+        result_shape = np.empty(self.shape, dtype=np.bool_)[index].shape
+        out = _empty(result_shape, self.dtype, self._ctx)
+        out_data = out._data
+
+        def gather(rctx):
+            out_data[...] = src._data[index]
+
+        _push(gather, self._ctx, [self._chunk.var], [out._chunk.var], "advanced_index", out.size)
+        return out
+
+    def __setitem__(self, key, value) -> None:
+        target = self if key is None else (self[key] if _is_basic(key) else None)
+        if target is None:
+            self._scatter(key, value)
+            return
+        tdata = target._data
+        if isinstance(value, NDArray):
+            vdata = value._data
+            if value.shape != target.shape and np.broadcast_shapes(value.shape, target.shape) != target.shape:
+                raise MXAsyncError(f"__setitem__: value of shape {value.shape} cannot fill a slice of shape "
+                                   f"{target.shape}")
+
+            def copy(rctx):
+                tdata[...] = vdata
+
+            _push(copy, self._ctx, [value._chunk.var], [self._chunk.var], "_copyto", target.size)
+            return
+        arr = np.asarray(value, dtype=tdata.dtype)
+        try:
+            np.broadcast_shapes(arr.shape, tdata.shape)
+        except ValueError:
+            raise MXAsyncError(f"__setitem__: value of shape {arr.shape} cannot fill a slice of shape "
+                               f"{tdata.shape}") from None
+
+        def fill(rctx):
+            tdata[...] = arr if isinstance(tdata, np.ndarray) else _xp(self._ctx).asarray(arr)
+
+        _push(fill, self._ctx, [], [self._chunk.var], "_set_value", target.size)
+
+    def _scatter(self, key, value) -> None:
+        data = self._data
+        val = value._data if isinstance(value, NDArray) else np.asarray(value, dtype=data.dtype)
+        reads = [value._chunk.var] if isinstance(value, NDArray) else []
+
+        def scatter(rctx):
+            data[key] = val
+
+        _push(scatter, self._ctx, reads, [self._chunk.var], "_scatter_set", self.size)
+
+    def copy(self) -> NDArray:
+        return self.copyto(self._ctx)
+
+    def copyto(self, other) -> NDArray:
+        """Copy into ``other`` (an NDArray) or into a new array on ``other`` (a Context)."""
+        if isinstance(other, Context):
+            dst = _empty(self.shape, self.dtype, other)
+        elif isinstance(other, NDArray):
+            if other.shape != self.shape:
+                raise MXAsyncError(f"copyto: shape {self.shape} into shape {other.shape}")
+            if other._chunk is self._chunk and other._data is self._data:
+                return other
+            dst = other
+        else:
+            raise MXAsyncError(f"copyto: target must be an NDArray or a Context, got {type(other).__name__}")
+        src_data, dst_data = self._data, dst._data
+        src_dev, dst_dev = self._ctx.device_type, dst._ctx.device_type
+        prop = FnProperty.NORMAL
+        if src_dev == "gpu" and dst_dev != "gpu":
+            prop = FnProperty.COPY_FROM_GPU
+        elif dst_dev == "gpu" and src_dev != "gpu":
+            prop = FnProperty.COPY_TO_GPU
+        run_ctx = dst._ctx if dst_dev == "gpu" else self._ctx
+
+        def copy(rctx):
+            if src_dev == dst_dev:
+                dst_data[...] = src_data
+            elif dst_dev == "gpu":
+                dst_data.set(np.ascontiguousarray(src_data), stream=rctx.stream)
+            else:
+                src_data.get(out=dst_data, stream=rctx.stream)
+
+        _push(copy, run_ctx, [self._chunk.var], [dst._chunk.var], "_copyto", self.size, prop)
+        return dst
+
+    def as_in_context(self, ctx: Context) -> NDArray:
+        return self if ctx == self._ctx else self.copyto(ctx)
+
+    def astype(self, dtype, copy: bool = True) -> NDArray:
+        dtype = np.dtype(dtype)
+        if not copy and dtype == self._data.dtype:
+            return self
+        out = _empty(self.shape, dtype, self._ctx)
+        src, dst = self._data, out._data
+
+        def cast(rctx):
+            dst[...] = src
+
+        _push(cast, self._ctx, [self._chunk.var], [out._chunk.var], "Cast", self.size)
+        return out
+
+    # -- arithmetic -----------------------------------------------------------
+    def _binary(self, other, op, scalar_op, reverse=False):
+        if isinstance(other, NDArray):
+            lhs, rhs = (other, self) if reverse else (self, other)
+            return invoke(op, [lhs, rhs])
+        if isinstance(other, (int, float, np.number, bool)):
+            return invoke(scalar_op, [self], scalar=float(other))
+        return NotImplemented
+
+    def __add__(self, o):
+        return self._binary(o, "broadcast_add", "_plus_scalar")
+
+    __radd__ = __add__
+
+    def __sub__(self, o):
+        return self._binary(o, "broadcast_sub", "_minus_scalar")
+
+    def __rsub__(self, o):
+        return self._binary(o, "broadcast_sub", "_rminus_scalar", reverse=True)
+
+    def __mul__(self, o):
+        return self._binary(o, "broadcast_mul", "_mul_scalar")
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, o):
+        return self._binary(o, "broadcast_div", "_div_scalar")
+
+    def __rtruediv__(self, o):
+        return self._binary(o, "broadcast_div", "_rdiv_scalar", reverse=True)
+
+    def __mod__(self, o):
+        return self._binary(o, "broadcast_mod", "_mod_scalar")
+
+    def __pow__(self, o):
+        return self._binary(o, "broadcast_power", "_power_scalar")
+
+    def __rpow__(self, o):
+        return self._binary(o, "broadcast_power", "_rpower_scalar", reverse=True)
+
+    def __neg__(self):
+        return invoke("negative", [self])
+
+    def __abs__(self):
+        return invoke("abs", [self])
+
+    def __eq__(self, o):
+        return self._binary(o, "broadcast_equal", "_equal_scalar")
+
+    def __ne__(self, o):
+        return self._binary(o, "broadcast_not_equal", "_not_equal_scalar")
+
+    def __gt__(self, o):
+        return self._binary(o, "broadcast_greater", "_greater_scalar")
+
+    def __ge__(self, o):
+        return self._binary(o, "broadcast_greater_equal", "_greater_equal_scalar")
+
+    def __lt__(self, o):
+        return self._binary(o, "broadcast_lesser", "_lesser_scalar")
+
+    def __le__(self, o):
+        return self._binary(o, "broadcast_lesser_equal", "_lesser_equal_scalar")
+
+    __hash__ = object.__hash__
+
+    def _inplace(self, other, op, scalar_op):
+        if isinstance(other, NDArray):
+            return invoke(op, [self, other], out=self)
+        return invoke(scalar_op, [self], out=self, scalar=float(other))
+
+    def __iadd__(self, o):
+        return self._inplace(o, "broadcast_add", "_plus_scalar")
+
+    def __isub__(self, o):
+        return self._inplace(o, "broadcast_sub", "_minus_scalar")
+
+    def __imul__(self, o):
+        return self._inplace(o, "broadcast_mul", "_mul_scalar")
+
+    def __itruediv__(self, o):
+        return self._inplace(o, "broadcast_div", "_div_scalar")
+
+    def __reduce__(self):
+        return (_rebuild, (self.asnumpy(), str(self._ctx.device_type), self._ctx.device_id))
+
+
+def _rebuild(data, device_type, device_id):
+    from ..runtime.context import Context as _Ctx
+
+    ctx = _Ctx(device_type, device_id)
+    try:
+        return array(data, ctx=ctx, dtype=data.dtype)
+    except MXAsyncError:
+        return array(data, ctx=_Ctx("cpu", 0), dtype=data.dtype)
+
+
+def _shares(view, base) -> bool:
+    return view.base is not None or view is base or view.size == 0
+
+
+def _is_basic(key) -> bool:
+    if isinstance(key, (int, np.integer, slice)) or key is Ellipsis or key is None:
+        return True
+    if isinstance(key, tuple):
+        return all(isinstance(k, (int, np.integer, slice)) or k is Ellipsis or k is None for k in key)
+    return False
+
+
+# -- creation ---------------------------------------------------------------
+def _empty(shape, dtype, ctx: Context) -> NDArray:
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    chunk = alloc_chunk(shape, dtype if dtype is not None else _DEFAULT_DTYPE, ctx, _xp(ctx))
+    return NDArray(chunk, chunk.base)
+
+
+def empty(shape, ctx: Context | None = None, dtype=None) -> NDArray:
+    """An uninitialised array (``mx.nd.empty``)."""
+    return _empty(shape, dtype, ctx or current_context())
+
+
+def full(shape, val, ctx: Context | None = None, dtype=None) -> NDArray:
+    out = empty(shape, ctx, dtype)
+    out[:] = val
+    return out
+
+
+def zeros(shape, ctx: Context | None = None, dtype=None, **kwargs) -> NDArray:
+    return full(shape, 0, ctx, dtype)
+
+
+def ones(shape, ctx: Context | None = None, dtype=None, **kwargs) -> NDArray:
+    return full(shape, 1, ctx, dtype)
+
+
+def zeros_like(other: NDArray) -> NDArray:
+    return zeros(other.shape, other.context, other.dtype)
+
+
+def ones_like(other: NDArray) -> NDArray:
+    return ones(other.shape, other.context, other.dtype)
+
+
+def array(source, ctx: Context | None = None, dtype=None) -> NDArray:
+    """An NDArray holding a copy of ``source`` (float32 unless ``dtype`` or an NDArray says otherwise)."""
+    if isinstance(source, NDArray):
+        dtype = dtype or source.dtype
+        return source.astype(dtype).as_in_context(ctx or source.context)
+    if dtype is None:
+        dtype = source.dtype if isinstance(source, np.ndarray) else _DEFAULT_DTYPE
+    arr = np.array(source, dtype=dtype)
+    out = empty(arr.shape, ctx, arr.dtype)
+    if out._ctx.device_type == "cpu" or isinstance(out._data, np.ndarray):
+        out._data[...] = arr  # a fresh chunk has no pending ops: fill it now
+    else:
+        out[:] = arr
+    return out
+
+
+def arange(start, stop=None, step=1.0, repeat=1, ctx: Context | None = None, dtype=None) -> NDArray:
+    values = np.arange(start, stop, step)
+    if repeat > 1:
+        values = np.repeat(values, repeat)
+    return array(values, ctx, dtype or _DEFAULT_DTYPE)
+
+
+def waitall() -> None:
+    """Block until every pushed op finished (``mx.nd.waitall``); raises the first unreported error."""
+    _engine().wait_for_all()
+
+
+async def waitall_async() -> None:
+    await _engine().wait_for_all_async()

@@ -1,0 +1,45 @@
+"""``mx.nd.<op>``: one function per registered op, generated from the registry.
+
+Each function takes the op's inputs (positionally or by argument name), its
+params as keywords, and ``out=``; its signature and docstring come from the
+op's declaration.
+"""
+
+from __future__ import annotations
+
+from ..operator.registry import get_op, list_ops
+from .invoke import invoke
+
+__all__ = ["make_function", "populate"]
+
+
+def make_function(op_name: str):
+    opdef = get_op(op_name)
+    arg_names = list(opdef.prop_cls.arguments) + list(getattr(opdef.prop_cls, "aux_states", ()))
+    variadic = opdef.key_var_num_args
+
+    def fn(*args, out=None, name=None, **kwargs):
+        inputs = list(args)
+        if not variadic:
+            for a in arg_names[len(inputs):]:
+                if a in kwargs:
+                    inputs.append(kwargs.pop(a))
+        elif variadic not in kwargs:
+            kwargs[variadic] = len(inputs)
+        return invoke(op_name, inputs, out=out, **kwargs)
+
+    fn.__name__ = op_name
+    fn.__qualname__ = op_name
+    fn.__doc__ = opdef.doc
+    try:
+        fn.__signature__ = opdef.signature
+    except Exception:  # noqa: BLE001 - a signature is documentation only
+        pass
+    return fn
+
+
+def populate(namespace: dict) -> None:
+    """Add a function for every registered op name (aliases included) to ``namespace``."""
+    for name in list_ops(include_aliases=True):
+        if name not in namespace:
+            namespace[name] = make_function(name)
