@@ -2,23 +2,85 @@
 
 Shape and type errors are raised here, at the call (eagerly); the computation
 itself runs on the engine, and its errors surface at the next sync point.
+
+Everything that depends only on the op, its params, the input shapes and
+dtypes and the context (output shapes and types, the forward function, the
+resources, where the op runs) is computed once into a :class:`_Plan` and
+cached, so a repeated call pays for allocation and the push only.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..base import MXAsyncError
 from ..operator import WRITE_TO, OpContext
 from ..operator.registry import get_op
+from ..runtime.context import current_context
 from ..runtime.engine import Engine
 from ..runtime.resource import ResourceManager
+from ..runtime.storage import Storage
+from .chunk import Chunk
 
 __all__ = ["invoke", "INLINE_ELEMENTS"]
 
-# Ops on fewer elements than this run in the pushing thread (see docs/performance.md:
+# Ops on fewer elements than this run in the pushing thread (docs/performance.md:
 # below ~100k float32 elements an op costs less than the parallelism a worker buys back).
 INLINE_ELEMENTS = 65536
 
 _engine = Engine.get
+_PLANS: dict = {}
+_PLANS_MAX = 4096
+
+
+class _Plan:
+    __slots__ = ("name", "label", "out_shapes", "out_types", "fwd", "resources", "nout", "visible", "n_args",
+                 "mutate_inputs", "inline", "req", "ctx", "simple", "small", "xp")
+
+    def __init__(self, opdef, prop, args, ctx, is_train):
+        self.name = opdef.name
+        self.label = prop.label
+        self.ctx = ctx
+        _, self.out_shapes, _ = prop.infer_shape([x.shape for x in args])
+        _, self.out_types, _ = prop.infer_type([x.dtype for x in args])
+        if any(s is None for s in self.out_shapes):
+            raise MXAsyncError(f"{prop.label}: cannot infer the output shape from inputs "
+                               f"{[x.shape for x in args]}")
+        self.fwd = prop.forward_fn(ctx)
+        requests = prop.resources(is_train)
+        self.resources = [ResourceManager.get().request(ctx, r) for r in requests] if requests else ()
+        self.nout = prop.num_outputs()
+        self.visible = prop.num_visible_outputs()
+        self.n_args = len(args)
+        self.mutate_inputs = prop.mutate_inputs()
+        size = 1
+        for s in self.out_shapes[0] if self.out_shapes else ():
+            size *= s
+        self.inline = size < INLINE_ELEMENTS and ctx.device_type == "cpu"
+        self.req = [WRITE_TO] * self.nout
+        # one output, no aux, resources or in-place inputs: the common case gets a short path
+        self.simple = self.nout == 1 and not self.resources and not self.mutate_inputs
+        self.xp = _xp(ctx)
+        # small CPU outputs are plain numpy arrays (see chunk.py); others go through the pool
+        self.small = self.xp is np and size * np.dtype(self.out_types[0]).itemsize < Storage.get(ctx).min_pooled
+
+
+def _plan(opdef, prop, args, ctx, is_train) -> _Plan:
+    if len(args) == 2:
+        a, b = args[0]._data, args[1]._data
+        key = (prop, is_train, ctx, a.shape, a.dtype, b.shape, b.dtype)
+    elif len(args) == 1:
+        a = args[0]._data
+        key = (prop, is_train, ctx, a.shape, a.dtype)
+    else:
+        key = (prop, is_train, ctx, tuple((x._data.shape, x._data.dtype) for x in args))
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _Plan(opdef, prop, args, ctx, is_train)
+        if len(_PLANS) >= _PLANS_MAX:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
 
 
 def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **params):
@@ -26,55 +88,92 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
 
     ``out`` (an NDArray or a list) receives the results instead of new arrays.
     """
-    from .ndarray import NDArray, _empty
+    opdef = _OPDEFS.get(op_name) or _opdef(op_name)
+    ctx = params.pop("ctx", None) if params else None
+    prop = opdef.prepare(**params) if params else opdef.prepare()
+    try:
+        ctx = inputs[0]._ctx if inputs else (ctx or current_context())
+        n_args = len(inputs) if opdef.key_var_num_args else len(prop.arguments)
+        args, aux = (inputs, ()) if len(inputs) <= n_args else (inputs[:n_args], inputs[n_args:])
+        plan = _plan(opdef, prop, args, ctx, is_train)
+    except AttributeError:
+        bad = next(i for i, x in enumerate(inputs) if not isinstance(x, NDArray))
+        raise MXAsyncError(f"{prop.label}: input {bad} must be an NDArray, "
+                           f"got {type(inputs[bad]).__name__}") from None
+    for x in inputs:
+        if x._ctx is not ctx and x._ctx != ctx:
+            raise MXAsyncError(f"{prop.label}: inputs live on different contexts ({ctx} and {x._ctx}); "
+                               "copy them with as_in_context first")
+    fwd, req, resources = plan.fwd, plan.req, plan.resources
+    in_data = [x._data for x in args]
+    if plan.simple and not aux:
+        if out is None:
+            if plan.small:
+                data = np.empty(plan.out_shapes[0], plan.out_types[0])
+                result = NDArray(Chunk(data, ctx), data)
+            else:
+                result = _empty(plan.out_shapes[0], plan.out_types[0], ctx)
+                data = result._data
+        else:
+            result = out[0] if isinstance(out, (list, tuple)) else out
+            _check_out(plan, [result])
+            data = result._data
+        out_var = result._chunk.var
+        out_data = [data]
 
-    opdef = get_op(op_name)
-    prop = opdef.prepare(**params)
-    for i, x in enumerate(inputs):
-        if not isinstance(x, NDArray):
-            raise MXAsyncError(f"{prop.label}: input {i} must be an NDArray, got {type(x).__name__}")
-    ctx = inputs[0]._ctx if inputs else params.get("ctx") or _default_ctx()
-    n_args = len(prop.list_arguments()) if not opdef.key_var_num_args else len(inputs)
-    args, aux = inputs[:n_args], inputs[n_args:]
-    in_shapes = [x.shape for x in args]
-    _, out_shapes, _ = prop.infer_shape(in_shapes)
-    _, out_types, _ = prop.infer_type([x.dtype for x in args])
-    nout = prop.num_outputs()
+        def run(rctx):
+            fwd(OpContext(is_train, rctx, resources), in_data, req, out_data, ())
+
+        if len(args) == 2:
+            va, vb = args[0]._chunk.var, args[1]._chunk.var
+            const_vars = [v for v in (va, vb) if v is not out_var] if (va is out_var or vb is out_var) else [va, vb]
+        else:
+            const_vars = [x._chunk.var for x in args if x._chunk.var is not out_var]
+        _engine().push_sync(run, ctx, const_vars, [out_var], name=plan.name, inline=plan.inline)
+        return out if out is not None else result
     if out is None:
-        outputs = [_empty(s, t, ctx) for s, t in zip(out_shapes, out_types, strict=True)]
+        outputs = [_empty(s, t, ctx) for s, t in zip(plan.out_shapes, plan.out_types, strict=True)]
     else:
         outputs = list(out) if isinstance(out, (list, tuple)) else [out]
-        if len(outputs) != nout:
-            raise MXAsyncError(f"{prop.label}: out= needs {nout} arrays, got {len(outputs)}")
-        for o, s in zip(outputs, out_shapes, strict=True):
-            if tuple(o.shape) != tuple(s):
-                raise MXAsyncError(f"{prop.label}: out= has shape {o.shape} but the result has shape {s}")
-    fwd = prop.forward_fn(ctx)
-    requests = prop.resources(is_train)
-    resources = [ResourceManager.get().request(ctx, r) for r in requests] if requests else ()
-    in_data = [x._data for x in args]
-    aux_data = [x._data for x in aux]
+        _check_out(plan, outputs)
     out_data = [o._data for o in outputs]
-    req = [WRITE_TO] * nout
-    const_vars = [x._chunk.var for x in args]
-    mutate_vars = [o._chunk.var for o in outputs] + [x._chunk.var for x in aux]
-    for i in prop.mutate_inputs():
-        mutate_vars.append(args[i]._chunk.var)
-    mutate_vars += [r.var for r in resources]
+    aux_data = [x._data for x in aux]
+    mutate_vars = list(dict.fromkeys(
+        [o._chunk.var for o in outputs] + [x._chunk.var for x in aux]
+        + [args[i]._chunk.var for i in plan.mutate_inputs] + [r.var for r in resources]))
+    const_vars = [x._chunk.var for x in args if x._chunk.var not in mutate_vars]
 
-    def run(rctx):
+    def run_general(rctx):
         fwd(OpContext(is_train, rctx, resources), in_data, req, out_data, aux_data)
 
-    size = outputs[0]._data.size if outputs else 0
-    _engine().push_sync(run, ctx, const_vars, mutate_vars, name=opdef.name,
-                        inline=size < INLINE_ELEMENTS and ctx.device_type == "cpu")
-    visible = prop.num_visible_outputs()
+    _engine().push_sync(run_general, ctx, const_vars, mutate_vars, name=plan.name, inline=plan.inline)
     if out is not None:
         return out
-    return outputs[0] if visible == 1 else outputs[:visible]
+    return outputs[0] if plan.visible == 1 else outputs[:plan.visible]
 
 
-def _default_ctx():
-    from ..runtime.context import current_context
+_OPDEFS: dict = {}
 
-    return current_context()
+
+def _opdef(name: str):
+    opdef = _OPDEFS[name] = get_op(name)
+    return opdef
+
+
+def _check_out(plan: _Plan, outputs: list) -> None:
+    if len(outputs) != plan.nout:
+        raise MXAsyncError(f"{plan.label}: out= needs {plan.nout} arrays, got {len(outputs)}")
+    for o, s in zip(outputs, plan.out_shapes, strict=True):
+        if o.shape != tuple(s):
+            raise MXAsyncError(f"{plan.label}: out= has shape {o.shape} but the result has shape {tuple(s)}")
+
+
+def _xp(ctx):
+    from ..backends import get_backend
+
+    return get_backend(ctx.device_type).xp
+
+
+# set by ndarray.py once the class exists (it imports this module first)
+NDArray = None
+_empty = None

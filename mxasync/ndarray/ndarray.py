@@ -21,6 +21,7 @@ from ..runtime.context import Context, current_context
 from ..runtime.engine import Engine
 from ..runtime.run_context import FnProperty
 from .chunk import Chunk, alloc_chunk
+from . import invoke as _invoke_module
 from .invoke import INLINE_ELEMENTS, invoke
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "zeros_like", "ones_like",
@@ -174,7 +175,7 @@ class NDArray:
         if isinstance(key, NDArray):
             key = key.asnumpy().astype(np.int64)
         if _is_basic(key):
-            return NDArray(self._chunk, self._data[key])
+            return NDArray(self._chunk, _basic_view(self._data, key))
         # advanced indexing copies, ordered after pending writes
         src = self
         index = key
@@ -375,6 +376,12 @@ def _rebuild(data, device_type, device_id):
         return array(data, ctx=_Ctx("cpu", 0), dtype=data.dtype)
 
 
+def _basic_view(data, key):
+    """``data[key]`` as a view; a single element is a (1,)-shaped view, as in MXNet 1.x."""
+    view = data[(*key, Ellipsis) if isinstance(key, tuple) else (key, Ellipsis)]
+    return view.reshape(1) if view.ndim == 0 else view
+
+
 def _shares(view, base) -> bool:
     return view.base is not None or view is base or view.size == 0
 
@@ -392,6 +399,10 @@ def _empty(shape, dtype, ctx: Context) -> NDArray:
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
     chunk = alloc_chunk(shape, dtype if dtype is not None else _DEFAULT_DTYPE, ctx, _xp(ctx))
     return NDArray(chunk, chunk.base)
+
+
+_invoke_module.NDArray = NDArray
+_invoke_module._empty = _empty
 
 
 def empty(shape, ctx: Context | None = None, dtype=None) -> NDArray:

@@ -185,6 +185,7 @@ class Engine:
         self.num_workers = num_workers or default_worker_threads()
         # Ops measured below this many seconds run in the thread that readied them.
         self.inline_threshold = env_float(50.0, "MXASYNC_INLINE_THRESHOLD_US") * 1e-6
+        self.max_backlog = env_int(4 * self.num_workers, "MXASYNC_POOL_BACKLOG")
         self.bulk_size = env_int(15, "MXASYNC_EXEC_BULK_EXEC_MAX_NODE", "MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN")
         self._init_state()
         self._shutdown = False
@@ -237,7 +238,74 @@ class Engine:
         if bulk is not None and prop is _NORMAL:
             bulk.add(fn, ctx or current_context(), const_vars, mutate_vars, name)
             return
+        if inline is True and not self._slow and self._run_now(fn, ctx, const_vars, mutate_vars, name):
+            return
         self._submit(_Op(fn, _SYNC, ctx or current_context(), const_vars, mutate_vars, prop, priority, name, inline))
+
+    def _run_now(self, fn, ctx, const_vars, mutate_vars, name) -> bool:
+        """The hot path of a tiny op whose vars are all free: grant, run, release.
+
+        No op object is built unless something goes wrong.  Returns False (having
+        changed nothing) when the op must take the general path: a var is busy
+        or deleted, a var is both read and written, or the context is new.
+        """
+        cached = self._rc_cache.get(id(ctx))
+        if cached is None:
+            return False
+        with self._lock:
+            for v in const_vars:
+                if v._writing or v._queue or v._deleted or v in mutate_vars:
+                    return False
+            for v in mutate_vars:
+                if v._writing or v._readers or v._queue or v._deleted:
+                    return False
+            if len(mutate_vars) > 1 and len(set(mutate_vars)) != len(mutate_vars):
+                return False
+            for v in const_vars:
+                v._readers += 1
+            for v in mutate_vars:
+                v._writing = True
+            self._pending += 1
+        op = None
+        try:
+            fn(cached[1])
+        except BaseException as exc:  # noqa: BLE001 - lands on the vars like any op failure
+            op = _Op(fn, _SYNC, ctx, const_vars, mutate_vars, _NORMAL, 0, name, True)
+            op.err = self._make_error(op, exc)
+            if not isinstance(exc, Exception):
+                self._finish(op)
+                raise
+            self._finish(op)
+            return True
+        ready = None
+        waiters = None
+        with self._lock:
+            for v in const_vars:
+                v._readers -= 1
+                if not v._readers and v._queue:
+                    if ready is None:
+                        ready = []
+                    self._drain(v, ready)
+            for v in mutate_vars:
+                v._writing = False
+                v.version += 1
+                if v._queue:
+                    if ready is None:
+                        ready = []
+                    self._drain(v, ready)
+            self._pending -= 1
+            if not self._pending and self._all_waiters:
+                waiters, self._all_waiters = self._all_waiters, []
+        if waiters:
+            for w in waiters:
+                w()
+        if ready:
+            for r in ready:
+                if r.kind is _SIGNAL or r.kind is _CALLBACK or (r.kind is _SYNC and self._should_inline(r)):
+                    self._run_chain(r)
+                else:
+                    self._dispatch(r)
+        return True
 
     def push_async(
         self,
@@ -422,8 +490,15 @@ class Engine:
         if kind is _SYNC:
             if self._should_inline(op):
                 self._run_chain(op)
+                return
+            pool = self._worker_pool()
+            if len(pool.heap) >= self.max_backlog:
+                # The workers are behind: the readying thread does the work itself.  This
+                # bounds the ops (and the memory they hold) in flight when a loop pushes
+                # faster than the pool drains, without ever blocking on a wait.
+                self._run_chain(op)
             else:
-                self._worker_pool().submit(op, op.priority + (1 << 40 if op.prop is _CPU_PRIORITIZED else 0))
+                pool.submit(op, op.priority + (1 << 40 if op.prop is _CPU_PRIORITIZED else 0))
         elif kind is _CORO:
             self._loop.spawn(self._run_coro, op)
         else:

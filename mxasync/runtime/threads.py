@@ -52,7 +52,7 @@ class WorkerPool:
     def __init__(self, run, nthreads: int, name: str = "mxasync-worker"):
         self._run = run
         self.nthreads = nthreads
-        self._heap: list = []
+        self.heap: list = []
         self._cond = threading.Condition(threading.Lock())
         self._seq = itertools.count()
         self._name = name
@@ -65,12 +65,12 @@ class WorkerPool:
 
     def submit(self, op, priority: int) -> None:
         with self._cond:
-            heapq.heappush(self._heap, (-priority, next(self._seq), op))
+            heapq.heappush(self.heap, (-priority, next(self._seq), op))
             self._cond.notify()
 
     def _main(self) -> None:
         self.idents.add(threading.get_ident())
-        heap, cond, run = self._heap, self._cond, self._run
+        heap, cond, run = self.heap, self._cond, self._run
         while True:
             with cond:
                 while not heap:

@@ -1,0 +1,154 @@
+"""NDArray core: creation, views, in-place writes, sync points, errors, memory."""
+
+from __future__ import annotations
+
+import gc
+import pickle
+
+import numpy as np
+import pytest
+
+import mxasync as mx
+from mxasync.runtime.storage import Storage
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "uint8", "int8", "int32", "int64"])
+def test_creation_and_dtypes(dtype):
+    a = mx.nd.array(np.arange(6).reshape(2, 3), dtype=dtype)
+    assert a.dtype == np.dtype(dtype).type and a.shape == (2, 3) and a.size == 6 and a.ndim == 2
+    np.testing.assert_array_equal(a.asnumpy(), np.arange(6).reshape(2, 3).astype(dtype))
+    assert mx.nd.zeros((2, 2), dtype=dtype).asnumpy().sum() == 0
+    assert mx.nd.ones((3,), dtype=dtype).asnumpy().tolist() == [1, 1, 1]
+    assert mx.nd.full((2,), 5, dtype=dtype).asnumpy().tolist() == [5, 5]
+
+
+def test_defaults_follow_mxnet():
+    assert mx.nd.array([1, 2]).dtype == np.float32
+    assert mx.nd.zeros((2,)).context == mx.cpu(0)
+    with mx.cpu(1):
+        assert mx.nd.ones((1,)).context == mx.cpu(1)
+    np.testing.assert_array_equal(mx.nd.arange(0, 6, 2, repeat=2).asnumpy(), [0, 0, 2, 2, 4, 4])
+    z = mx.nd.zeros_like(mx.nd.ones((2, 3), dtype="int32"))
+    assert z.shape == (2, 3) and z.dtype == np.int32
+
+
+def test_views_share_memory_and_var():
+    a = mx.nd.zeros((4, 3))
+    row = a[1]
+    block = a[1:3]
+    flat = a.reshape((12,))
+    assert row.handle is a.handle and block.handle is a.handle and flat.handle is a.handle
+    row[:] = 5
+    block[1][2] = 9  # view of a view
+    flat[0] = -1
+    expected = np.zeros((4, 3))
+    expected[1] = 5
+    expected[2, 2] = 9
+    expected[0, 0] = -1
+    np.testing.assert_array_equal(a.asnumpy(), expected)
+
+
+def test_advanced_indexing_copies():
+    a = mx.nd.array(np.arange(12).reshape(4, 3))
+    picked = a[[0, 2]]
+    assert picked.handle is not a.handle
+    picked[:] = 0
+    np.testing.assert_array_equal(a.asnumpy(), np.arange(12).reshape(4, 3))
+    np.testing.assert_array_equal(picked.asnumpy(), 0)
+
+
+def test_setitem_forms():
+    a = mx.nd.zeros((3, 4))
+    a[:] = 1
+    a[0] = mx.nd.array([1, 2, 3, 4])
+    a[1, 1:3] = np.array([7, 8])
+    a[2] = 3
+    np.testing.assert_array_equal(a.asnumpy(), [[1, 2, 3, 4], [1, 7, 8, 1], [3, 3, 3, 3]])
+    with pytest.raises(mx.MXNetError, match="cannot fill"):
+        a[0] = np.ones(5)
+
+
+def test_copyto_astype_and_as_in_context():
+    a = mx.nd.array([1.5, 2.5])
+    b = mx.nd.zeros((2,))
+    a.copyto(b)
+    c = a.copyto(mx.cpu(1))
+    assert c.context == mx.cpu(1)
+    np.testing.assert_array_equal(b.asnumpy(), [1.5, 2.5])
+    assert a.as_in_context(mx.cpu(0)) is a
+    i = a.astype("int32")
+    assert i.dtype == np.int32 and i.asnumpy().tolist() == [1, 2]
+    with pytest.raises(mx.MXNetError, match="shape"):
+        a.copyto(mx.nd.zeros((3,)))
+
+
+def test_sync_points_and_asscalar():
+    a = mx.nd.array([3.0])
+    assert a.asscalar() == 3.0
+    assert "NDArray 1 @cpu(0)" in repr(a)
+    with pytest.raises(mx.MXNetError, match="exactly one element"):
+        mx.nd.zeros((2,)).asscalar()
+
+
+@pytest.mark.asyncio
+async def test_await_and_async_twins():
+    a = mx.nd.ones((1000,))
+    b = a * 2
+    assert (await b) is b
+    np.testing.assert_array_equal(await b.asnumpy_async(), 2 * np.ones(1000))
+    assert await mx.nd.array([4.0]).asscalar_async() == 4.0
+    await b.wait_to_write_async()
+    await mx.nd.waitall_async()
+
+
+def test_failed_write_taints_until_sync_point_then_surfaces_once():
+    a = mx.nd.ones((2,))
+    eng = mx.engine.get()
+
+    def fail(rctx):
+        raise ValueError("broken kernel")
+
+    eng.push_sync(fail, a.context, [], [a.handle], name="broken_op")  # nothing raised here
+    b = a + 1  # spoiled by a's error, not raised either
+    with pytest.raises(mx.MXNetError, match="broken_op"):
+        b.asnumpy()
+    b.asnumpy()  # surfaced once
+    mx.nd.waitall()  # and a second waitall is clean
+
+
+def test_pickle_round_trip():
+    a = mx.nd.array(np.arange(6).reshape(2, 3), dtype="float64")
+    b = pickle.loads(pickle.dumps(a))
+    assert b.dtype == np.float64 and b.context == a.context
+    np.testing.assert_array_equal(b.asnumpy(), a.asnumpy())
+
+
+def test_temporaries_keep_memory_flat():
+    ctx = mx.cpu(11)
+    st = Storage.get(ctx)
+    x = mx.nd.ones((512, 512), ctx=ctx)  # 1 MiB: pooled
+    for _ in range(2000):
+        y = x * 2
+        del y
+    mx.nd.waitall()
+    gc.collect()
+    stats = st.stats()
+    eng = mx.engine.get()
+    in_flight = eng.max_backlog + eng.num_workers + 2  # the pool's backlog bounds what is pending
+    assert stats["in_use"] <= 2 * (1 << 20)
+    assert stats["peak"] <= in_flight * (1 << 20)
+    assert stats["pooled"] <= in_flight * (1 << 20)
+
+
+def test_bulk_from_ndarray_code():
+    a = mx.nd.zeros((4,))
+    with mx.engine.bulk(16):
+        for _ in range(10):
+            a += 1
+    np.testing.assert_array_equal(a.asnumpy(), 10 * np.ones(4))
+
+
+def test_iteration_and_len():
+    a = mx.nd.array([[1, 2], [3, 4], [5, 6]])
+    assert len(a) == 3
+    assert [r.asnumpy().tolist() for r in a] == [[1, 2], [3, 4], [5, 6]]
