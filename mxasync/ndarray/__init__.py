@@ -4,8 +4,9 @@ from .ndarray import (
     NDArray, arange, array, empty, full, ones, ones_like, waitall, waitall_async, zeros, zeros_like,
 )
 from .register import populate as _populate
+from .save_load import load, load_frombuffer, save
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "zeros_like", "ones_like",
-           "waitall", "waitall_async"]
+           "waitall", "waitall_async", "save", "load", "load_frombuffer"]
 
 _populate(globals())

@@ -27,6 +27,7 @@ import atexit
 import contextlib
 import inspect
 import os
+import sys
 import threading
 import time
 import weakref
@@ -185,6 +186,7 @@ class Engine:
         self.num_workers = num_workers or default_worker_threads()
         # Ops measured below this many seconds run in the thread that readied them.
         self.inline_threshold = env_float(50.0, "MXASYNC_INLINE_THRESHOLD_US") * 1e-6
+        self.yield_above = env_int(1024, "MXASYNC_YIELD_ABOVE_PENDING")
         self.max_backlog = env_int(4 * self.num_workers, "MXASYNC_POOL_BACKLOG")
         self.bulk_size = env_int(15, "MXASYNC_EXEC_BULK_EXEC_MAX_NODE", "MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN")
         self._init_state()
@@ -384,6 +386,8 @@ class Engine:
                 f"push({op.display_name()}): const_vars and mutate_vars must hold VarHandles "
                 f"from Engine.new_variable(), got {list(const_vars)!r} and {list(mutate_vars)!r}"
             ) from None
+        if self._pending > self.yield_above:
+            time.sleep(0)  # far ahead of the workers: let them have the GIL for a moment
         wait = 0
         with self._lock:
             self._pending += 1
@@ -668,6 +672,12 @@ class Engine:
                 if self._pool is None:
                     blas = env_int(max(1, cpu_count() // self.num_workers), "MXASYNC_BLAS_THREADS")
                     limit_blas_threads(blas)
+                    # A worker waiting for the GIL gets it only at the holder's next switch
+                    # interval (5 ms by default), during which a pushing loop can queue hundreds
+                    # of ops and the memory they hold; a shorter interval keeps that bounded.
+                    interval = env_float(500.0, "MXASYNC_SWITCH_INTERVAL_US") * 1e-6
+                    if interval < sys.getswitchinterval():
+                        sys.setswitchinterval(interval)
                     self._pool = WorkerPool(self._run_chain, self.num_workers)
                 pool = self._pool
         return pool

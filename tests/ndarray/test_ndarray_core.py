@@ -133,11 +133,11 @@ def test_temporaries_keep_memory_flat():
     mx.nd.waitall()
     gc.collect()
     stats = st.stats()
-    eng = mx.engine.get()
-    in_flight = eng.max_backlog + eng.num_workers + 2  # the pool's backlog bounds what is pending
+    # 2000 live temporaries would need 2000 MiB; the pool's backlog bound and the short GIL
+    # switch interval keep a few dozen in flight at most, however busy the machine is
     assert stats["in_use"] <= 2 * (1 << 20)
-    assert stats["peak"] <= in_flight * (1 << 20)
-    assert stats["pooled"] <= in_flight * (1 << 20)
+    assert stats["peak"] <= 64 * (1 << 20)
+    assert stats["pooled"] <= 64 * (1 << 20)
 
 
 def test_bulk_from_ndarray_code():

@@ -1,0 +1,79 @@
+"""``mx.nd.save`` / ``load`` / ``load_frombuffer`` in MXNet's ``.params`` format.
+
+Saving is a sync point (it waits for the arrays' pending writes) and writes the
+file atomically.  A GPU array in a file loads on the CPU when no GPU can be used.
+
+>>> import mxasync as mx, os, tempfile
+>>> path = os.path.join(tempfile.mkdtemp(), "w.params")
+>>> mx.nd.save(path, {"arg:w": mx.nd.ones((2,))})
+>>> mx.nd.load(path)["arg:w"].asnumpy().tolist()
+[1.0, 1.0]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import MXAsyncError
+from ..runtime.context import Context, num_gpus
+from .ndarray import NDArray, array
+from .serialization import ArrayRecord, dumps_arrays, load_arrays, loads_arrays, save_arrays
+
+__all__ = ["save", "load", "load_frombuffer", "dumps"]
+
+
+def _records(data) -> list | dict:
+    def record(x, where):
+        if not isinstance(x, NDArray):
+            raise MXAsyncError(f"save: {where} must be an NDArray, got {type(x).__name__}")
+        return ArrayRecord(x.asnumpy(), (x.context.device_typeid, x.context.device_id))
+
+    if isinstance(data, NDArray):
+        return [record(data, "data")]
+    if isinstance(data, dict):
+        for k in data:
+            if not isinstance(k, str):
+                raise MXAsyncError(f"save: dict keys must be str, got {k!r}")
+        return {k: record(v, f"data[{k!r}]") for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [record(v, f"data[{i}]") for i, v in enumerate(data)]
+    raise MXAsyncError(f"save: data must be an NDArray, a list or a dict of NDArrays, got {type(data).__name__}")
+
+
+def save(fname, data) -> None:
+    """Save an NDArray, a list or a str->NDArray dict to ``fname`` (atomically)."""
+    save_arrays(fname, _records(data))
+
+
+def dumps(data) -> bytes:
+    return dumps_arrays(_records(data))
+
+
+def _to_ndarray(rec: ArrayRecord):
+    if rec.array is None:
+        return None
+    dev_type, dev_id = rec.context
+    ctx = Context(dev_type if dev_type in Context.devtype2str else 1, dev_id)
+    if ctx.device_type == "gpu" and dev_id >= num_gpus():
+        ctx = Context("cpu", 0)  # saved on a GPU we do not have: load on the CPU, like MXNet
+    elif ctx.device_type in ("cpu_pinned", "cpu_shared"):
+        ctx = Context("cpu", 0)
+    return array(rec.array, ctx=ctx, dtype=rec.array.dtype if rec.array.dtype != np.bool_ else np.bool_)
+
+
+def _convert(loaded):
+    if isinstance(loaded, dict):
+        return {k: _to_ndarray(v) for k, v in loaded.items()}
+    return [_to_ndarray(v) for v in loaded]
+
+
+def load(fname):
+    """Load a file written by ``mx.nd.save`` (ours or MXNet's): a list, or a dict when named."""
+    return _convert(load_arrays(fname))
+
+
+def load_frombuffer(buf):
+    """Like :func:`load`, from the bytes of such a file."""
+    if not isinstance(buf, (bytes, bytearray, memoryview)):
+        raise MXAsyncError(f"load_frombuffer: expected bytes, got {type(buf).__name__}")
+    return _convert(loads_arrays(buf))
