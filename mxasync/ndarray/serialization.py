@@ -1,0 +1,349 @@
+"""MXNet's binary NDArray list format (``mx.nd.save`` / ``mx.nd.load`` / ``.params``) on numpy arrays.
+
+Byte-compatible both ways with MXNet 1.9.1. A file is::
+
+    uint64 0x112, uint64 0 (reserved), uint64 count, count x array, uint64 nnames, nnames x (uint64 len, utf-8)
+
+and one dense array (all little-endian)::
+
+    uint32 magic (0xF993FAC9 = V2; 0xF993FACA = V3, written under numpy shape semantics)
+    int32 storage type (0 dense; 1 row_sparse and 2 csr are refused)
+    uint32 ndim, ndim x int64 dims      (V2: ndim 0 is a "none" array and nothing follows;
+                                         V3: ndim 0 is a scalar, ndim -1 is "none")
+    int32 dev_type, int32 dev_id        (1 cpu, 2 gpu, 3 cpu_pinned, 5 cpu_shared)
+    int32 type flag, raw C-order data
+
+Loading also reads V1 arrays (magic 0xF993FAC8: no storage type) and the older layout
+without a magic (the first word is ndim, then uint32 dims); in both, ndim 0 is a scalar.
+
+Loaded arrays come back as :class:`ArrayRecord` ``(array, context)`` tuples, in a list, or
+in a dict when the file has names (the order of the file is kept). Saving takes a list or
+a dict whose values are numpy arrays, ``(array, (dev_type, dev_id))`` pairs or ``None``.
+
+>>> import numpy as np
+>>> blob = dumps_arrays({"w": np.arange(3, dtype=np.float32)})
+>>> blob[:8].hex(), len(blob)
+('1201000000000000', 85)
+>>> rec = loads_arrays(blob)["w"]
+>>> rec.array.tolist(), rec.context
+([0.0, 1.0, 2.0], (1, 0))
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import struct
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from typing import IO, Any, NamedTuple, Union
+
+import numpy as np
+
+from mxasync.base import MXAsyncError
+
+__all__ = [
+    "ArrayRecord",
+    "LIST_MAGIC",
+    "V1_MAGIC",
+    "V2_MAGIC",
+    "V3_MAGIC",
+    "DEV_TYPES",
+    "STORAGE_TYPES",
+    "TYPE_FLAGS",
+    "type_flag_of",
+    "dumps_arrays",
+    "save_arrays",
+    "loads_arrays",
+    "load_arrays",
+]
+
+LIST_MAGIC = 0x112
+V1_MAGIC = 0xF993FAC8
+V2_MAGIC = 0xF993FAC9
+V3_MAGIC = 0xF993FACA
+
+#: MXNet's Context::DeviceType ids.
+DEV_TYPES: dict[int, str] = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
+#: MXNet's NDArrayStorageType ids.
+STORAGE_TYPES: dict[int, str] = {-1: "undefined", 0: "default", 1: "row_sparse", 2: "csr"}
+#: mshadow type flags MXNet 1.9.1 can load; 12 (bfloat16) has no numpy dtype.
+TYPE_FLAGS: dict[int, np.dtype] = {
+    0: np.dtype("float32"),
+    1: np.dtype("float64"),
+    2: np.dtype("float16"),
+    3: np.dtype("uint8"),
+    4: np.dtype("int32"),
+    5: np.dtype("int8"),
+    6: np.dtype("int64"),
+    7: np.dtype("bool"),
+}
+_FLAG_OF = {dt: flag for flag, dt in TYPE_FLAGS.items()}
+_BFLOAT16 = 12
+_MAX_LEGACY_NDIM = 32  # a pre-V1 first word larger than this is not an ndim but a bad magic
+
+Context = tuple[int, int]
+CPU: Context = (1, 0)
+
+
+class ArrayRecord(NamedTuple):
+    """One stored array: ``array`` is None for MXNet's "none" arrays; ``context`` is (dev_type, dev_id)."""
+
+    array: np.ndarray | None
+    context: Context = CPU
+
+
+SaveItem = Union[np.ndarray, ArrayRecord, tuple, None]
+SaveData = Union[Mapping[str, SaveItem], Iterable[SaveItem]]
+Loaded = Union[list[ArrayRecord], dict[str, ArrayRecord]]
+
+
+def type_flag_of(dtype: Any) -> int:
+    """The mshadow type flag of a numpy dtype, or MXAsyncError when MXNet 1.9 has none for it."""
+    dt = np.dtype(dtype).newbyteorder("=")
+    try:
+        return _FLAG_OF[dt]
+    except KeyError:
+        supported = ", ".join(str(d) for d in TYPE_FLAGS.values())
+        raise MXAsyncError(f"dtype {dt} cannot be saved in MXNet's NDArray format (supported: {supported})") from None
+
+
+# ----------------------------------------------------------------------------- saving
+
+
+def _check_context(ctx: Any, where: str) -> Context:
+    try:
+        dev_type, dev_id = (int(v) for v in ctx)
+    except (TypeError, ValueError):
+        raise MXAsyncError(f"{where}: context must be a (dev_type, dev_id) pair, got {ctx!r}") from None
+    if dev_type not in DEV_TYPES:
+        raise MXAsyncError(f"{where}: unknown device type {dev_type} (known: {DEV_TYPES})")
+    if not 0 <= dev_id < 2**31:
+        raise MXAsyncError(f"{where}: device id {dev_id} out of range")
+    return dev_type, dev_id
+
+
+def _normalise_item(item: Any, where: str, np_shape: bool) -> ArrayRecord:
+    ctx: Any = CPU
+    if isinstance(item, tuple) and len(item) == 2 and (item[0] is None or isinstance(item[0], np.ndarray)):
+        item, ctx = item
+    ctx = _check_context(ctx, where)
+    if item is None:
+        return ArrayRecord(None, ctx)
+    arr = np.asarray(item)
+    type_flag_of(arr.dtype)  # refuse before anything is written
+    if arr.ndim == 0 and not np_shape:
+        # MXNet 1.9 writes such an array as ndim 0, which its own loader then reads as "none".
+        raise MXAsyncError(
+            f"{where}: a 0-d array cannot be saved in MXNet's legacy shape format; "
+            "reshape it to (1,) or save with np_shape=True (MXNet's numpy semantics)"
+        )
+    return ArrayRecord(arr, ctx)
+
+
+def _normalise(data: SaveData, np_shape: bool) -> tuple[list[ArrayRecord], list[str]]:
+    if isinstance(data, Mapping):
+        names = list(data.keys())
+        for name in names:
+            if not isinstance(name, str):
+                raise MXAsyncError(f"array names must be str, got {name!r}")
+        items = [_normalise_item(data[n], f"array {n!r}", np_shape) for n in names]
+        return items, names
+    if isinstance(data, (np.ndarray, str, bytes)):
+        raise MXAsyncError(f"expected a list or dict of arrays, got {type(data).__name__}")
+    items = [_normalise_item(v, f"array {i}", np_shape) for i, v in enumerate(data)]
+    return items, []
+
+
+def _write_all(write: Callable[[Any], Any], items: list[ArrayRecord], names: list[str], np_shape: bool) -> None:
+    magic = V3_MAGIC if np_shape else V2_MAGIC
+    write(struct.pack("<QQQ", LIST_MAGIC, 0, len(items)))
+    for arr, (dev_type, dev_id) in items:
+        if arr is None:
+            write(struct.pack("<Iii", magic, 0, -1 if np_shape else 0))
+            continue
+        head = struct.pack(f"<IiI{arr.ndim}q", magic, 0, arr.ndim, *arr.shape)
+        flag = type_flag_of(arr.dtype)
+        write(head + struct.pack("<iii", dev_type, dev_id, flag))
+        if arr.size:
+            data = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
+            write(memoryview(data.reshape(-1).view(np.uint8)))
+    write(struct.pack("<Q", len(names)))
+    for name in names:
+        raw = name.encode("utf-8")
+        write(struct.pack("<Q", len(raw)) + raw)
+
+
+def dumps_arrays(data: SaveData, *, np_shape: bool = False) -> bytes:
+    """The bytes ``mx.nd.save`` writes for ``data`` (a list, or a dict name -> array).
+
+    ``np_shape=True`` writes V3 arrays, as MXNet does under ``mx.npx.set_np()``; such files
+    hold 0-d arrays but MXNet then loads them only under numpy semantics.
+    """
+    items, names = _normalise(data, np_shape)
+    parts: list[Any] = []
+    _write_all(parts.append, items, names, np_shape)
+    return b"".join(parts)
+
+
+def _umask() -> int:
+    # Read without os.umask(), which would briefly change it for every thread.
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    return 0o022
+
+
+def save_arrays(target: str | os.PathLike[str] | IO[bytes], data: SaveData, *, np_shape: bool = False) -> None:
+    """Write ``data`` to a path (atomically: temp file in the same folder, then os.replace) or a binary file."""
+    items, names = _normalise(data, np_shape)
+    if hasattr(target, "write"):
+        _write_all(target.write, items, names, np_shape)  # type: ignore[union-attr]
+        return
+    path = os.path.abspath(os.fspath(target))
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            _write_all(f.write, items, names, np_shape)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+# ----------------------------------------------------------------------------- loading
+
+
+class _Reader:
+    """Bounds-checked little-endian reads with offsets in the error messages."""
+
+    def __init__(self, buf: bytes | bytearray | memoryview) -> None:
+        self.buf = memoryview(buf).cast("B")
+        self.pos = 0
+
+    def take(self, n: int, what: str) -> memoryview:
+        left = len(self.buf) - self.pos
+        if n > left:
+            raise MXAsyncError(
+                f"truncated NDArray file: expected {n} bytes for {what} at byte offset {self.pos}, "
+                f"but only {left} remain"
+            )
+        out = self.buf[self.pos : self.pos + n]
+        self.pos += n
+        return out
+
+    def unpack(self, fmt: str, what: str) -> tuple:
+        return struct.unpack("<" + fmt, self.take(struct.calcsize("<" + fmt), what))
+
+    def one(self, fmt: str, what: str) -> int:
+        return self.unpack(fmt, what)[0]
+
+    def corrupt(self, msg: str, at: int) -> MXAsyncError:
+        return MXAsyncError(f"corrupt NDArray file: {msg} at byte offset {at}")
+
+
+def _read_dims(r: _Reader, ndim: int, fmt: str, what: str) -> tuple[int, ...]:
+    at = r.pos
+    dims = r.unpack(f"{ndim}{fmt}", what) if ndim else ()
+    if any(d < 0 for d in dims):
+        raise r.corrupt(f"negative dimension in shape {dims} of {what}", at)
+    return tuple(dims)
+
+
+def _read_body(r: _Reader, shape: tuple[int, ...], what: str) -> ArrayRecord:
+    at = r.pos
+    dev_type, dev_id, flag = r.unpack("iii", f"context and type flag of {what}")
+    if dev_type not in DEV_TYPES:
+        raise r.corrupt(f"unknown device type {dev_type} for {what} (known: {DEV_TYPES})", at)
+    if flag not in TYPE_FLAGS:
+        if flag == _BFLOAT16:
+            raise MXAsyncError(f"{what} at byte offset {at} is bfloat16 (type flag 12), which mxasync does not support")
+        raise r.corrupt(f"unknown type flag {flag} for {what}", at + 8)
+    dtype = TYPE_FLAGS[flag]
+    count = 1
+    for d in shape:
+        count *= d
+    raw = r.take(count * dtype.itemsize, f"data of {what} ({dtype}, shape {shape})")
+    arr = np.frombuffer(raw, dtype=dtype.newbyteorder("<"), count=count).astype(dtype, copy=True)
+    return ArrayRecord(arr.reshape(shape), (dev_type, dev_id))
+
+
+def _read_array(r: _Reader, index: int) -> ArrayRecord:
+    what = f"array {index}"
+    at = r.pos
+    magic = r.one("I", f"magic of {what}")
+    if magic in (V2_MAGIC, V3_MAGIC):
+        stype = r.one("i", f"storage type of {what}")
+        if stype != 0:
+            name = STORAGE_TYPES.get(stype)
+            if name is None:
+                raise r.corrupt(f"unknown storage type {stype} for {what}", r.pos - 4)
+            raise MXAsyncError(
+                f"{what} at byte offset {at} has storage type {name!r} ({stype}); "
+                "mxasync loads only dense ('default') arrays"
+            )
+        ndim = r.one("i", f"ndim of {what}")
+        if magic == V2_MAGIC and ndim == 0 or magic == V3_MAGIC and ndim == -1:
+            return ArrayRecord(None, CPU)  # a "none" array: MXNet stores nothing more
+        if not 0 <= ndim <= _MAX_LEGACY_NDIM:
+            raise r.corrupt(f"bad ndim {ndim} for {what}", r.pos - 4)
+        return _read_body(r, _read_dims(r, ndim, "q", f"shape of {what}"), what)
+    if magic == V1_MAGIC:
+        ndim = r.one("I", f"ndim of {what}")
+        if ndim > _MAX_LEGACY_NDIM:
+            raise r.corrupt(f"bad ndim {ndim} for {what}", r.pos - 4)
+        return _read_body(r, _read_dims(r, ndim, "q", f"shape of {what}"), what)
+    if magic > _MAX_LEGACY_NDIM:
+        raise r.corrupt(
+            f"bad magic 0x{magic:08X} for {what} (expected 0x{V2_MAGIC:08X}, 0x{V3_MAGIC:08X}, "
+            f"0x{V1_MAGIC:08X} or a legacy ndim <= {_MAX_LEGACY_NDIM})",
+            at,
+        )
+    # Pre-V1 layout: the word just read was ndim; dims are uint32.
+    return _read_body(r, _read_dims(r, magic, "I", f"shape of {what}"), what)
+
+
+def loads_arrays(buffer: bytes | bytearray | memoryview) -> Loaded:
+    """Parse the bytes of an ``mx.nd.save`` file: a list of :class:`ArrayRecord`, or a dict when named."""
+    r = _Reader(buffer)
+    magic, _reserved = r.unpack("QQ", "file header")
+    if magic != LIST_MAGIC:
+        raise r.corrupt(f"file magic is 0x{magic:X}, expected 0x{LIST_MAGIC:X} (not an MXNet NDArray file)", 0)
+    count = r.one("Q", "array count")
+    left = len(r.buf) - r.pos
+    if count > left // 4:  # every array takes at least 4 bytes; refuse before allocating
+        raise MXAsyncError(
+            f"truncated NDArray file: expected at least {4 * count} bytes for the {count} arrays "
+            f"the array count announces at byte offset {r.pos}, but only {left} remain"
+        )
+    records = [_read_array(r, i) for i in range(count)]
+    at = r.pos
+    nnames = r.one("Q", "name count")
+    if nnames not in (0, count):
+        raise r.corrupt(f"{nnames} names for {count} arrays", at)
+    if nnames == 0:
+        return records
+    out: dict[str, ArrayRecord] = {}
+    for i, rec in enumerate(records):
+        at = r.pos
+        size = r.one("Q", f"length of name {i}")
+        raw = r.take(size, f"name {i}")
+        try:
+            name = bytes(raw).decode("utf-8")
+        except UnicodeDecodeError:
+            raise r.corrupt(f"name {i} is not valid utf-8", at) from None
+        out[name] = rec  # a repeated name keeps the last array, as mx.nd.load does
+    return out
+
+
+def load_arrays(source: str | os.PathLike[str] | IO[bytes]) -> Loaded:
+    """Read an ``mx.nd.save`` / ``.params`` file from a path or a binary file object."""
+    if hasattr(source, "read"):
+        return loads_arrays(source.read())  # type: ignore[union-attr]
+    with open(os.fspath(source), "rb") as f:
+        return loads_arrays(f.read())

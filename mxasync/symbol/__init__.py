@@ -1,0 +1,1 @@
+"""mxasync.symbol (placeholder; the lead replaces this file)."""
