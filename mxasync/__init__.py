@@ -4,7 +4,7 @@
 awaitable twin for async code.
 """
 
-from . import context, engine, profiler, random
+from . import backends, context, engine, operator, profiler, random
 from . import ndarray
 from . import ndarray as nd
 from .base import MXAsyncError, MXNetError
@@ -14,5 +14,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "MXAsyncError", "MXNetError", "Context", "cpu", "gpu", "cpu_pinned", "cpu_shared",
-    "current_context", "num_gpus", "context", "engine", "profiler", "random", "nd", "ndarray",
+    "current_context", "num_gpus", "backends", "context", "engine", "operator", "profiler", "random", "nd",
+    "ndarray",
 ]

@@ -25,7 +25,8 @@ builds every installed backend to learn its device type, and only calls
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["Backend", "BackendState"]
 

@@ -1,8 +1,19 @@
 """``mx.nd``: asynchronous NDArrays and one function per registered op."""
 
 from .ndarray import (
-    NDArray, arange, array, empty, full, ones, ones_like, waitall, waitall_async, zeros, zeros_like,
+    NDArray,
+    arange,
+    array,
+    empty,
+    full,
+    ones,
+    ones_like,
+    waitall,
+    waitall_async,
+    zeros,
+    zeros_like,
 )
+from . import random
 from .register import populate as _populate
 from .save_load import load, load_frombuffer, save
 

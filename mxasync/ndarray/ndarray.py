@@ -20,8 +20,8 @@ from ..base import MXAsyncError
 from ..runtime.context import Context, current_context
 from ..runtime.engine import Engine
 from ..runtime.run_context import FnProperty
-from .chunk import Chunk, alloc_chunk
 from . import invoke as _invoke_module
+from .chunk import Chunk, alloc_chunk
 from .invoke import INLINE_ELEMENTS, invoke
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "zeros_like", "ones_like",

@@ -1,0 +1,223 @@
+"""Operator interfaces: ``OpReqType``, ``OpContext``, ``assign``, ``Operator``, ``OperatorProperty``.
+
+``OperatorProperty`` says what an op is (arguments, outputs, shape and type
+rules, resources, backward dependencies, in-place options); ``Operator`` does
+the work on the backend's raw arrays, writing into the given outputs as
+``req`` says.  :func:`assign` is the one place that honours ``req``.
+
+>>> import numpy as np
+>>> out = np.ones(2)
+>>> assign(out, OpReqType.ADD_TO, np.array([1.0, 2.0])); out
+array([2., 3.])
+>>> assign(out, OpReqType.NULL, 0.0); out
+array([2., 3.])
+>>> assign(out, OpReqType.WRITE_TO, 5.0); out
+array([5., 5.])
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, ClassVar
+
+from ..base import MXAsyncError
+from .params import NoParam, OpParam
+
+__all__ = ["OpReqType", "OpContext", "assign", "Operator", "OperatorProperty", "NULL", "WRITE_TO",
+           "WRITE_INPLACE", "ADD_TO"]
+
+
+class OpReqType(enum.IntEnum):
+    """How an op must store an output: skip it, overwrite it (also in place) or add to it."""
+
+    NULL = 0
+    WRITE_TO = 1
+    WRITE_INPLACE = 2
+    ADD_TO = 3
+
+    @classmethod
+    def parse(cls, value: Any) -> OpReqType:
+        """From MXNet's grad_req strings: 'null', 'write', 'inplace', 'add'."""
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, str):
+            return _REQ_NAMES[value.lower()]
+        return cls(value)
+
+
+NULL, WRITE_TO, WRITE_INPLACE, ADD_TO = OpReqType.NULL, OpReqType.WRITE_TO, OpReqType.WRITE_INPLACE, OpReqType.ADD_TO
+_REQ_NAMES = {"null": NULL, "write": WRITE_TO, "write_to": WRITE_TO, "inplace": WRITE_INPLACE,
+              "write_inplace": WRITE_INPLACE, "add": ADD_TO, "add_to": ADD_TO}
+
+
+def assign(out: Any, req: OpReqType, value: Any) -> None:
+    """Store ``value`` into ``out`` according to ``req`` (the rule every op follows)."""
+    if req is NULL or req == 0:
+        return
+    if req is ADD_TO or req == 3:
+        out += value
+    elif value is not out:
+        out[...] = value
+
+
+class OpContext:
+    """What an op gets at run time: training flag, the engine's ``RunContext``, requested resources."""
+
+    __slots__ = ("is_train", "run_ctx", "requested")
+
+    def __init__(self, is_train: bool = False, run_ctx: Any = None, requested: list | tuple = ()):
+        self.is_train = is_train
+        self.run_ctx = run_ctx
+        self.requested = requested
+
+    def __repr__(self) -> str:
+        return f"OpContext(is_train={self.is_train}, run_ctx={self.run_ctx!r}, requested={self.requested!r})"
+
+
+class Operator:
+    """The implementation of an op on one context; holds no per-call state."""
+
+    def forward(self, op_ctx: OpContext, in_data: list, req: list, out_data: list, aux: list) -> None:
+        raise NotImplementedError
+
+    def backward(self, op_ctx: OpContext, out_grad: list, in_data: list, out_data: list, req: list,
+                 in_grad: list, aux: list) -> None:
+        raise MXAsyncError(f"{type(self).__name__}: backward is not implemented")
+
+
+class OperatorProperty:
+    """Describes an op; ``get_op(name).prepare(**kwargs)`` returns a cached instance bound to params.
+
+    Subclasses set ``arguments``/``outputs``/``aux_states`` (class attributes used
+    for signatures and docs) and override the methods whose default is wrong for them.
+    """
+
+    op_name: ClassVar[str] = "?"
+    param_cls: ClassVar[type[OpParam]] = NoParam
+    arguments: ClassVar[tuple[str, ...]] = ("data",)
+    outputs: ClassVar[tuple[str, ...]] = ("output",)
+    aux_states: ClassVar[tuple[str, ...]] = ()
+    #: name of the param that counts a variable number of inputs (Concat's num_args), if any
+    key_var_num_args: ClassVar[str | None] = None
+
+    def __init__(self, params: OpParam, name: str | None = None):
+        self.params = params
+        self.name = name
+        self._operators: dict = {}
+        self._fwd_res: list | None = None
+
+    # -- what the op is ---------------------------------------------------
+    @property
+    def label(self) -> str:
+        """``FullyConnected(fc1)`` or ``FullyConnected``: how errors name this op."""
+        return f"{self.op_name}({self.name})" if self.name else self.op_name
+
+    def list_arguments(self) -> list[str]:
+        return list(self.arguments)
+
+    def list_outputs(self) -> list[str]:
+        return list(self.outputs)
+
+    def list_auxiliary_states(self) -> list[str]:
+        return list(self.aux_states)
+
+    def num_outputs(self) -> int:
+        return len(self.list_outputs())
+
+    def num_visible_outputs(self) -> int:
+        return self.num_outputs()
+
+    def mutate_inputs(self) -> list[int]:
+        """Indices of inputs the op writes in place (optimizer states); the caller lists their vars as mutated."""
+        return []
+
+    def error(self, message: str) -> MXAsyncError:
+        return MXAsyncError(f"{self.label}: {message}")
+
+    def infer_shape(self, in_shapes: list) -> tuple[list, list, list]:
+        """``(in_shapes, out_shapes, aux_shapes)``; unknown shapes are None.  Default: elementwise."""
+        known = [s for s in in_shapes if s is not None]
+        if not known:
+            return list(in_shapes), [None] * self.num_outputs(), [None] * len(self.list_auxiliary_states())
+        s0 = known[0]
+        names = self.list_arguments()
+        for i, s in enumerate(in_shapes):
+            if s is not None and s != s0:
+                raise self.error(f"{names[i] if i < len(names) else i} has shape {s} but {names[0]} has {s0}")
+        return [s0] * len(in_shapes), [s0] * self.num_outputs(), [s0] * len(self.list_auxiliary_states())
+
+    def infer_type(self, in_types: list) -> tuple[list, list, list]:
+        """``(in_types, out_types, aux_types)``; default: every array has the first known dtype."""
+        t0 = next((t for t in in_types if t is not None), None)
+        if t0 is None:
+            return list(in_types), [None] * self.num_outputs(), [None] * len(self.list_auxiliary_states())
+        return [t0] * len(in_types), [t0] * self.num_outputs(), [t0] * len(self.list_auxiliary_states())
+
+    def forward_resource(self) -> list:
+        return []
+
+    def backward_resource(self) -> list:
+        return []
+
+    def resources(self, is_train: bool = False) -> list:
+        """The resource requests of a forward call (cached; imperative fast path)."""
+        res = self._fwd_res
+        if res is None:
+            res = self._fwd_res = list(self.forward_resource())
+        return res
+
+    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list) -> list:
+        """The subset of ``out_grad + in_data + out_data`` backward reads (default: all)."""
+        return list(out_grad) + list(in_data) + list(out_data)
+
+    def forward_inplace_option(self, in_data: list, out_data: list) -> list[tuple]:
+        return []
+
+    def backward_inplace_option(self, out_grad: list, in_data: list, out_data: list, in_grad: list) -> list[tuple]:
+        return []
+
+    # -- how it runs -------------------------------------------------------
+    def create_operator(self, ctx) -> Operator:
+        raise NotImplementedError(f"{self.op_name}: create_operator")
+
+    def operator(self, ctx) -> Operator:
+        """``create_operator(ctx)``, cached per context."""
+        op = self._operators.get(ctx)
+        if op is None:
+            op = self._operators[ctx] = self.create_operator(ctx)
+        return op
+
+    def forward_fn(self, ctx):
+        """``fn(op_ctx, in_data, req, out_data, aux)`` running forward on ``ctx`` (cached; the fast path)."""
+        key = ("fwd", ctx)
+        fn = self._operators.get(key)
+        if fn is None:
+            fn = self._operators[key] = _launching(ctx, self.operator(ctx).forward)
+        return fn
+
+    def backward_fn(self, ctx):
+        """``fn(op_ctx, out_grad, in_data, out_data, req, in_grad, aux)`` running backward on ``ctx``."""
+        key = ("bwd", ctx)
+        fn = self._operators.get(key)
+        if fn is None:
+            fn = self._operators[key] = _launching(ctx, self.operator(ctx).backward)
+        return fn
+
+    def __repr__(self) -> str:
+        return f"<{self.label} {self.params!r}>"
+
+
+def _launching(ctx, fn):
+    """Wrap ``fn`` so asynchronous backends launch on the op's device and stream."""
+    from ..backends import get_backend
+
+    backend = get_backend(ctx.device_type)
+    if not backend.asynchronous:
+        return fn
+    scope = backend.launch_scope
+
+    def launched(op_ctx, *args):
+        with scope(op_ctx.run_ctx):
+            return fn(op_ctx, *args)
+
+    return launched

@@ -1,0 +1,169 @@
+"""``defop``: declare an op from kernels that return new arrays (most of the library uses it).
+
+A forward kernel is ``fwd(xp, p, *inputs) -> array | tuple`` (``fwd(xp, p,
+op_ctx, *inputs)`` with ``wants_ctx=True``); a backward kernel is ``bwd(xp, p,
+out_grads, inputs, outputs) -> list`` of input gradients (None means zero).
+The operator stores results with :func:`~mxasync.operator.base.assign`, so
+every op honours ``req`` the same way.  A backend overrides the kernels under
+the keys ``name`` and ``name + '.backward'``.
+
+>>> import numpy as np
+>>> from mxasync.operator.functional import defop
+>>> prop = defop("_doc_twice", fwd=lambda xp, p, x: 2 * x,
+...              bwd=lambda xp, p, og, ins, outs: [2 * og[0]], deps="og").prepare()
+>>> import mxasync as mx
+>>> from mxasync.operator import OpContext, WRITE_TO
+>>> out = np.empty(2); prop.forward_fn(mx.cpu())(OpContext(), [np.ones(2)], [WRITE_TO], [out], []); out
+array([2., 2.])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .base import ADD_TO, NULL, Operator, OperatorProperty, assign
+from .params import NoParam, OpParam
+from .registry import OpDef, find_override, register_op
+
+__all__ = ["defop", "FunctionalProperty", "FunctionalOperator"]
+
+
+class FunctionalOperator(Operator):
+    __slots__ = ("prop", "fwd", "bwd", "xp", "wants_ctx", "nout")
+
+    def __init__(self, prop: FunctionalProperty, xp, fwd: Callable, bwd: Callable | None):
+        self.prop = prop
+        self.xp = xp
+        self.fwd = fwd
+        self.bwd = bwd
+        self.wants_ctx = prop.wants_ctx
+        self.nout = prop.num_outputs()
+
+    def forward(self, op_ctx, in_data, req, out_data, aux):
+        if self.wants_ctx:
+            res = self.fwd(self.xp, self.prop.params, op_ctx, *in_data, *aux)
+        else:
+            res = self.fwd(self.xp, self.prop.params, *in_data, *aux)
+        if self.nout == 1:
+            assign(out_data[0], req[0], res)
+        else:
+            for o, r, v in zip(out_data, req, res, strict=False):
+                assign(o, r, v)
+
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux):
+        if self.bwd is None:
+            raise self.prop.error("this op has no gradient")
+        if all(r is NULL or r == 0 for r in req):
+            return
+        grads = self.bwd(self.xp, self.prop.params, out_grad, in_data, out_data)
+        for g, r, o in zip(grads, req, in_grad, strict=False):
+            if r == NULL:
+                continue
+            if g is None:
+                if r != ADD_TO:
+                    o[...] = 0
+            else:
+                assign(o, r, g)
+
+
+class FunctionalProperty(OperatorProperty):
+    """An :class:`OperatorProperty` whose behaviour comes from class attributes set by :func:`defop`."""
+
+    fwd: Callable = None
+    bwd: Callable | None = None
+    shape_fn: Callable | None = None
+    type_fn: Callable | None = None
+    args_fn: Callable | None = None
+    deps: str = "og,in,out"
+    fwd_res: tuple = ()
+    bwd_res: tuple = ()
+    inplace: bool = False
+    wants_ctx: bool = False
+    mutates: tuple[int, ...] = ()
+    visible: int | None = None
+
+    def list_arguments(self) -> list[str]:
+        return self.args_fn(self.params) if self.args_fn is not None else list(self.arguments)
+
+    def num_visible_outputs(self) -> int:
+        return self.visible if self.visible is not None else self.num_outputs()
+
+    def mutate_inputs(self) -> list[int]:
+        return list(self.mutates)
+
+    def infer_shape(self, in_shapes):
+        fn = self.shape_fn
+        if fn is None:
+            return super().infer_shape(in_shapes)
+        res = fn(self, list(in_shapes))
+        if isinstance(res, tuple):  # a full (in, out, aux) triple
+            return res
+        return list(in_shapes), res, []
+
+    def infer_type(self, in_types):
+        if self.type_fn is None:
+            return super().infer_type(in_types)
+        return self.type_fn(self, list(in_types))
+
+    def forward_resource(self):
+        return list(self.fwd_res)
+
+    def backward_resource(self):
+        return list(self.bwd_res)
+
+    def declare_backward_dependency(self, out_grad, in_data, out_data):
+        deps = []
+        if "og" in self.deps:
+            deps += out_grad
+        if "in" in self.deps:
+            deps += in_data
+        if "out" in self.deps:
+            deps += out_data
+        return deps
+
+    def forward_inplace_option(self, in_data, out_data):
+        return [(in_data[0], out_data[0])] if self.inplace and in_data and out_data else []
+
+    def backward_inplace_option(self, out_grad, in_data, out_data, in_grad):
+        return [(out_grad[0], in_grad[0])] if self.inplace and "in" not in self.deps and out_grad else []
+
+    def create_operator(self, ctx) -> Operator:
+        from ..backends import get_backend
+
+        backend = get_backend(ctx.device_type)
+        cls = type(self)
+        fwd = find_override(self.op_name, backend, cls.fwd)
+        bwd = find_override(self.op_name + ".backward", backend, cls.bwd)
+        return FunctionalOperator(self, backend.xp, fwd, bwd)
+
+
+def _shape_key(fn):
+    return fn
+
+
+def defop(name: str, *, fwd: Callable, bwd: Callable | None = None, param: type[OpParam] = NoParam,
+          arguments: tuple[str, ...] = ("data",), outputs: tuple[str, ...] = ("output",),
+          aux: tuple[str, ...] = (), shape: Callable | None = None, dtype: Callable | None = None,
+          args: Callable | None = None, deps: str = "og,in,out", aliases: tuple[str, ...] = (),
+          doc: str = "", fwd_res: tuple = (), bwd_res: tuple = (), inplace: bool = False,
+          wants_ctx: bool = False, mutates: tuple[int, ...] = (), visible: int | None = None,
+          var_args: str | None = None, base: type[FunctionalProperty] = FunctionalProperty,
+          **extra: Any) -> OpDef:
+    """Declare and register an op from kernels.
+
+    ``shape(prop, in_shapes)`` returns the output shapes or a full ``(in, out,
+    aux)`` triple; ``dtype(prop, in_types)`` returns the triple; ``args(p)``
+    lists the arguments when they depend on params; ``deps`` names what backward
+    reads ("og", "in", "out"); ``mutates`` lists inputs written in place.
+    """
+    attrs = dict(fwd=staticmethod(fwd), bwd=staticmethod(bwd) if bwd else None,
+                 shape_fn=staticmethod(shape) if shape else None, type_fn=staticmethod(dtype) if dtype else None,
+                 args_fn=staticmethod(args) if args else None, deps=deps, fwd_res=tuple(fwd_res),
+                 bwd_res=tuple(bwd_res), inplace=inplace, wants_ctx=wants_ctx, mutates=tuple(mutates),
+                 visible=visible, arguments=tuple(arguments), outputs=tuple(outputs), aux_states=tuple(aux),
+                 key_var_num_args=var_args, __doc__=doc or f"The {name} operator.", **extra)
+    attrs["__module__"] = fwd.__module__
+    cls = type(name.strip("_") + "Property", (base,), attrs)
+    register_op(name, aliases=tuple(aliases), param=param, doc=doc)(cls)
+    return cls.opdef

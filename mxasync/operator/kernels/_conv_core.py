@@ -1,0 +1,107 @@
+"""Grouped convolution primitives shared by Convolution and Deconvolution.
+
+Weights are taken pre-grouped as ``w_g`` of shape ``(G, F/G, C/G * prod(kernel))``, so
+one broadcasting matmul ``(G, Fg, CgK) @ (b, G, CgK, P)`` does every group of a
+batch chunk. On numpy the batch is cut into chunks whose column buffer stays near
+the L3 cache: that is faster than one huge im2col, and uses far less memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy
+
+from ._util import Array, Shape, pad_spatial, prod
+from .im2col import col2im_nd, conv_out_size, im2col_nd
+
+# Column bytes per chunk on numpy (measured on a 32 MiB-L3 EPYC: 8-16 MiB is the sweet spot).
+CHUNK_BYTES = 12 << 20
+
+
+def batch_chunks(xp: Any, n: int, bytes_per_sample: int) -> Iterator[tuple[int, int]]:
+    """``(lo, hi)`` batch ranges; one range covering everything off numpy."""
+    step = n if xp is not numpy else max(1, min(n, CHUNK_BYTES // max(1, bytes_per_sample)))
+    for lo in range(0, n, step):
+        yield lo, min(n, lo + step)
+
+
+def out_spatial(insp: Sequence[int], kernel: Shape, stride: Shape, dilate: Shape, pad: Shape) -> Shape:
+    return tuple(
+        conv_out_size(s, k, st, p, d) for s, k, st, p, d in zip(insp, kernel, stride, pad, dilate, strict=True)
+    )
+
+
+def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape) -> Array:
+    """Grouped correlation of ``x`` (N, C, *S) with ``w_g`` -> (N, F, *out)."""
+    n, c = x.shape[:2]
+    g, fg, ckg = w_g.shape
+    osp = out_spatial(x.shape[2:], kernel, stride, dilate, pad)
+    p = prod(osp)
+    xpad = pad_spatial(xp, x, pad, pad)
+    out = xp.empty((n, g, fg, p), dtype=x.dtype)
+    zero = (0,) * len(kernel)
+    buf = None
+    for lo, hi in batch_chunks(xp, n, c * prod(kernel) * p * x.itemsize):
+        if buf is None:
+            buf = xp.empty((hi - lo, c) + kernel + osp, dtype=x.dtype)
+        cols = im2col_nd(xp, xpad[lo:hi], kernel, stride, dilate, zero, out=buf[: hi - lo])
+        xp.matmul(w_g, cols.reshape(hi - lo, g, ckg, p), out=out[lo:hi])
+    return out.reshape((n, g * fg) + osp)
+
+
+def conv_backward_data(
+    xp: Any,
+    dy: Array,
+    w_g: Array,
+    in_spatial: Sequence[int],
+    kernel: Shape,
+    stride: Shape,
+    dilate: Shape,
+    pad: Shape,
+) -> Array:
+    """Gradient of :func:`conv_forward` w.r.t. ``x``: ``w_g^T @ dy`` then col2im."""
+    n = dy.shape[0]
+    g, fg, ckg = w_g.shape
+    osp = dy.shape[2:]
+    p = prod(osp)
+    c = g * ckg // prod(kernel)
+    dx = xp.empty((n, c) + tuple(in_spatial), dtype=dy.dtype)
+    w_t = xp.ascontiguousarray(w_g.transpose(0, 2, 1))
+    for lo, hi in batch_chunks(xp, n, g * ckg * p * dy.itemsize):
+        dcols = xp.matmul(w_t, dy[lo:hi].reshape(hi - lo, g, fg, p))
+        dcols = dcols.reshape((hi - lo, c) + kernel + osp)
+        dx[lo:hi] = col2im_nd(xp, dcols, in_spatial, kernel, stride, dilate, pad)
+    return dx
+
+
+def conv_backward_weight(
+    xp: Any,
+    x: Array,
+    dy: Array,
+    groups: int,
+    kernel: Shape,
+    stride: Shape,
+    dilate: Shape,
+    pad: Shape,
+) -> Array:
+    """Gradient of :func:`conv_forward` w.r.t. ``w_g``: ``sum_n dy[n] @ cols[n]^T``."""
+    n, c = x.shape[:2]
+    f = dy.shape[1]
+    osp = dy.shape[2:]
+    p = prod(osp)
+    ckg = c // groups * prod(kernel)
+    xpad = pad_spatial(xp, x, pad, pad)
+    zero = (0,) * len(kernel)
+    dw = xp.zeros((groups, f // groups, ckg), dtype=x.dtype)
+    buf = None
+    for lo, hi in batch_chunks(xp, n, c * prod(kernel) * p * x.itemsize):
+        if buf is None:
+            buf = xp.empty((hi - lo, c) + kernel + osp, dtype=x.dtype)
+        cols = im2col_nd(xp, xpad[lo:hi], kernel, stride, dilate, zero, out=buf[: hi - lo])
+        cols = cols.reshape(hi - lo, groups, ckg, p)
+        dyc = dy[lo:hi].reshape(hi - lo, groups, f // groups, p)
+        part = xp.matmul(dyc, cols.transpose(0, 1, 3, 2))
+        dw += part.sum(axis=0) if hi - lo > 1 else part[0]
+    return dw

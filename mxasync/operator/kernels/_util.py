@@ -1,0 +1,104 @@
+"""Small helpers shared by the kernels: parameter tuples, padding, scatter-add, erf.
+
+Everything here takes the array namespace ``xp`` so the kernels run on numpy and
+CuPy alike; numpy-only tricks sit behind an ``xp is numpy`` branch.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy
+
+Array = Any  # numpy.ndarray or cupy.ndarray
+Shape = tuple[int, ...]
+
+
+def ntuple(value: int | Sequence[int] | None, n: int, default: int) -> Shape:
+    """Expand an MXNet shape parameter to ``n`` ints; empty or None means ``default``.
+
+    >>> ntuple(None, 2, 1), ntuple(3, 2, 0), ntuple((1, 2), 2, 0)
+    ((1, 1), (3, 3), (1, 2))
+    """
+    if value is None:
+        return (default,) * n
+    if isinstance(value, int):
+        return (value,) * n
+    value = tuple(int(v) for v in value)
+    if len(value) == 0:
+        return (default,) * n
+    if len(value) != n:
+        raise ValueError(f"expected {n} values, got {value}")
+    return value
+
+
+def prod(values: Sequence[int]) -> int:
+    return math.prod(int(v) for v in values)
+
+
+def pad_spatial(xp: Any, x: Array, before: Sequence[int], after: Sequence[int], value: float = 0.0) -> Array:
+    """Pad the trailing ``len(before)`` axes of ``x``; returns ``x`` itself when no padding is needed."""
+    if not any(before) and not any(after):
+        return x
+    nsp = len(before)
+    lead = x.shape[: x.ndim - nsp]
+    shape = lead + tuple(s + b + a for s, b, a in zip(x.shape[x.ndim - nsp :], before, after, strict=True))
+    out = xp.full(shape, value, dtype=x.dtype)
+    inner = tuple(slice(b, b + s) for b, s in zip(before, x.shape[x.ndim - nsp :], strict=True))
+    out[(Ellipsis,) + inner] = x
+    return out
+
+
+def crop_spatial(x: Array, before: Sequence[int], sizes: Sequence[int]) -> Array:
+    """View of the trailing axes of ``x`` starting at ``before`` with extent ``sizes``."""
+    return x[(Ellipsis,) + tuple(slice(b, b + s) for b, s in zip(before, sizes, strict=True))]
+
+
+def window_slices(offsets: Sequence[int], dilate: Sequence[int], stride: Sequence[int], out: Sequence[int]) -> tuple:
+    """Slices picking, for one kernel offset, the input element of every output position."""
+    return tuple(
+        slice(o * d, o * d + s * (n - 1) + 1, s) for o, d, s, n in zip(offsets, dilate, stride, out, strict=True)
+    )
+
+
+def scatter_add(xp: Any, target: Array, index: Any, values: Array) -> None:
+    """``target[index] += values`` with repeated indices accumulated (np.add.at semantics)."""
+    if xp is numpy:
+        numpy.add.at(target, index, values)
+        return
+    try:  # CuPy keeps its unbuffered add in cupyx
+        import cupyx
+
+        cupyx.scatter_add(target, index, values)
+    except ImportError:  # a backend without either: fall back to a host round trip
+        host = numpy.asarray(target)
+        numpy.add.at(host, index, numpy.asarray(values))
+        target[...] = xp.asarray(host)
+
+
+def erf(xp: Any, x: Array) -> Array:
+    """Elementwise error function (numpy lacks one; scipy/cupyx have fast ones)."""
+    if xp is numpy:
+        try:
+            from scipy.special import erf as _erf
+
+            return _erf(x)
+        except ImportError:
+            return numpy.frompyfunc(math.erf, 1, 1)(x).astype(x.dtype)
+    try:
+        from cupyx.scipy.special import erf as _cerf
+
+        return _cerf(x)
+    except ImportError:
+        return xp.asarray(erf(numpy, numpy.asarray(x)))
+
+
+def sum_to_shape(xp: Any, x: Array, shape: Shape) -> Array:
+    """Reduce a broadcast result back to ``shape`` (the gradient of broadcasting)."""
+    if x.shape == tuple(shape):
+        return x
+    lead = x.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and x.shape[i + lead] != 1)
+    return xp.sum(x, axis=axes, keepdims=True).reshape(shape) if axes else x.reshape(shape)

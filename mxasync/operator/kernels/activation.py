@@ -1,0 +1,112 @@
+"""Activation (relu, sigmoid, tanh, softrelu, softsign) and LeakyReLU's family.
+
+Activation's gradients are written in terms of the forward output, which is all
+MXNet keeps for backward. LeakyReLU covers leaky, prelu, elu, selu and gelu (the
+erf form, as MXNet 1.9); rrelu lives in :mod:`.dropout` beside the other random op.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ._util import Array, erf, sum_to_shape
+
+ACT_TYPES = ("relu", "sigmoid", "tanh", "softrelu", "softsign")
+LEAKY_TYPES = ("leaky", "prelu", "elu", "selu", "gelu")
+SELU_LAMBDA = 1.0507009873554804934193349852946
+SELU_ALPHA = 1.6732632423543772848170429916717
+
+
+def activation(xp: Any, data: Array, act_type: str) -> Array:
+    """Forward.
+
+    >>> import numpy as np
+    >>> activation(np, np.array([-1., 0., 2.]), "relu")
+    array([0., 0., 2.])
+    """
+    if act_type == "relu":
+        return xp.maximum(data, 0)
+    if act_type == "sigmoid":
+        return 1.0 / (1.0 + xp.exp(-data))
+    if act_type == "tanh":
+        return xp.tanh(data)
+    if act_type == "softrelu":
+        # log(1 + e^x), switching to x past 20 where the two agree in float32
+        return xp.where(data > 20, data, xp.log1p(xp.exp(xp.minimum(data, 20))))
+    if act_type == "softsign":
+        return data / (1.0 + xp.abs(data))
+    raise ValueError(f"Activation: act_type must be one of {ACT_TYPES}, got {act_type!r}")
+
+
+def activation_backward(xp: Any, out_grad: Array, out: Array, act_type: str) -> Array:
+    """Gradient w.r.t. ``data`` from the forward output ``out``."""
+    if act_type == "relu":
+        return out_grad * (out > 0)
+    if act_type == "sigmoid":
+        return out_grad * out * (1.0 - out)
+    if act_type == "tanh":
+        return out_grad * (1.0 - out * out)
+    if act_type == "softrelu":
+        return out_grad * -xp.expm1(-out)  # sigmoid(x) = 1 - exp(-softrelu(x))
+    if act_type == "softsign":
+        r = 1.0 - xp.abs(out)  # = 1 / (1 + |x|)
+        return out_grad * r * r
+    raise ValueError(f"Activation: act_type must be one of {ACT_TYPES}, got {act_type!r}")
+
+
+def _prelu_gamma(gamma: Array, ndim: int) -> Array:
+    """Line gamma up with axis 1 (one slope per channel), or broadcast a single slope."""
+    if gamma.size == 1 or ndim < 2:
+        return gamma.reshape((1,) * ndim) if ndim else gamma.reshape(())
+    return gamma.reshape((1, -1) + (1,) * (ndim - 2))
+
+
+def leaky_relu(xp: Any, data: Array, act_type: str = "leaky", slope: float = 0.25, gamma: Array | None = None) -> Array:
+    """Forward of LeakyReLU for ``act_type`` in leaky, prelu (needs ``gamma``), elu, selu, gelu.
+
+    >>> import numpy as np
+    >>> leaky_relu(np, np.array([-2., 3.]), "leaky", slope=0.5)
+    array([-1.,  3.])
+    """
+    if act_type == "leaky":
+        return xp.where(data > 0, data, data * slope)
+    if act_type == "prelu":
+        return xp.where(data > 0, data, data * _prelu_gamma(gamma, data.ndim))
+    if act_type == "elu":
+        return xp.where(data > 0, data, slope * xp.expm1(xp.minimum(data, 0)))
+    if act_type == "selu":
+        neg = SELU_ALPHA * xp.expm1(xp.minimum(data, 0))
+        return SELU_LAMBDA * xp.where(data > 0, data, neg)
+    if act_type == "gelu":
+        return 0.5 * data * (1.0 + erf(xp, data / math.sqrt(2.0)))
+    raise ValueError(f"LeakyReLU: act_type must be one of {LEAKY_TYPES} (or 'rrelu' via rrelu()), got {act_type!r}")
+
+
+def leaky_relu_backward(
+    xp: Any,
+    out_grad: Array,
+    data: Array,
+    act_type: str = "leaky",
+    slope: float = 0.25,
+    gamma: Array | None = None,
+) -> tuple[Array, Array | None]:
+    """Gradients ``(data_grad, gamma_grad)``; ``gamma_grad`` is ``None`` unless ``act_type='prelu'``."""
+    pos = data > 0
+    if act_type == "leaky":
+        return out_grad * xp.where(pos, 1.0, slope).astype(out_grad.dtype), None
+    if act_type == "prelu":
+        g = _prelu_gamma(gamma, data.ndim)
+        dx = xp.where(pos, out_grad, out_grad * g)
+        dgamma = sum_to_shape(xp, xp.where(pos, 0, out_grad * data), g.shape).reshape(gamma.shape)
+        return dx, dgamma
+    if act_type == "elu":
+        return xp.where(pos, out_grad, out_grad * slope * xp.exp(xp.minimum(data, 0))), None
+    if act_type == "selu":
+        neg = SELU_ALPHA * xp.exp(xp.minimum(data, 0))
+        return out_grad * SELU_LAMBDA * xp.where(pos, 1.0, neg), None
+    if act_type == "gelu":
+        cdf = 0.5 * (1.0 + erf(xp, data / math.sqrt(2.0)))
+        pdf = xp.exp(-0.5 * data * data) / math.sqrt(2.0 * math.pi)
+        return out_grad * (cdf + data * pdf), None
+    raise ValueError(f"LeakyReLU: act_type must be one of {LEAKY_TYPES}, got {act_type!r}")

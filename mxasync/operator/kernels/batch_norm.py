@@ -1,0 +1,144 @@
+"""BatchNorm (MXNet's ``BatchNorm``) over any channel ``axis``.
+
+Like MXNet 1.9 the two extra outputs are the mean and the *inverse standard
+deviation* ``1/sqrt(var + eps)`` (the output MXNet names "var" holds invstd), and
+the moving statistics are not touched by the forward pass: MXNet updates them in
+the backward pass, with the biased batch variance; :func:`batch_norm_update_moving`
+does that update so the framework can place it. Statistics of float16 data are
+accumulated in float32, as MXNet's ``AccReal`` does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from ._util import Array
+
+
+def _as3d(x: Array, axis: int) -> tuple[Array, int]:
+    """View ``x`` as ``(pre, C, post)`` so reductions run over contiguous memory."""
+    axis = axis % x.ndim
+    pre = 1
+    for s in x.shape[:axis]:
+        pre *= s
+    return x.reshape(pre, x.shape[axis], -1), axis
+
+
+def _csum(a3: Array) -> Array:
+    """Per-channel sum of a ``(pre, C, post)`` array (inner axis first: it is contiguous)."""
+    return a3.sum(axis=2).sum(axis=0)
+
+
+def _acc_dtype(xp: Any, dtype: Any) -> Any:
+    return numpy.float32 if numpy.dtype(dtype).itemsize < 4 else dtype
+
+
+def _col(v: Array) -> Array:
+    return v.reshape(1, -1, 1)
+
+
+def batch_norm(
+    xp: Any,
+    data: Array,
+    gamma: Array,
+    beta: Array,
+    moving_mean: Array,
+    moving_var: Array,
+    eps: float = 1e-3,
+    momentum: float = 0.9,
+    fix_gamma: bool = True,
+    use_global_stats: bool = False,
+    output_mean_var: bool = False,
+    axis: int = 1,
+    training: bool = True,
+) -> tuple[Array, Array, Array]:
+    """Forward pass; returns ``(out, mean, invstd)``.
+
+    Batch statistics are used when ``training and not use_global_stats``; otherwise
+    ``moving_mean``/``moving_var``. ``fix_gamma`` treats gamma as 1 (MXNet also writes
+    1 into the gamma array; that is left to the framework). ``momentum`` and
+    ``output_mean_var`` do not change the numbers; they are accepted so the op's
+    parameters can be passed through.
+
+    >>> import numpy as np
+    >>> x = np.array([[1.], [3.]])
+    >>> out, mean, invstd = batch_norm(np, x, np.ones(1), np.zeros(1), np.zeros(1), np.ones(1), eps=0.0)
+    >>> out.ravel(), mean, invstd
+    (array([-1.,  1.]), array([2.]), array([1.]))
+    """
+    x3, _ = _as3d(data, axis)
+    acc = _acc_dtype(xp, data.dtype)
+    m = x3.shape[0] * x3.shape[2]
+    if training and not use_global_stats:
+        xa = x3.astype(acc, copy=False)
+        mean = _csum(xa) / m
+        d = xa - _col(mean)
+        var = _csum(d * d) / m
+    else:
+        mean = moving_mean.astype(acc)
+        var = moving_var.astype(acc)
+        d = x3.astype(acc, copy=False) - _col(mean)
+    invstd = 1.0 / xp.sqrt(var + eps)
+    scale = invstd if fix_gamma else gamma.astype(acc) * invstd
+    d *= _col(scale)
+    d += _col(beta.astype(acc))
+    return d.astype(data.dtype, copy=False).reshape(data.shape), mean, invstd
+
+
+def batch_norm_backward(
+    xp: Any,
+    out_grad: Array,
+    data: Array,
+    gamma: Array,
+    mean: Array,
+    invstd: Array,
+    fix_gamma: bool = True,
+    use_global_stats: bool = False,
+    axis: int = 1,
+    training: bool = True,
+) -> tuple[Array, Array, Array]:
+    """Gradients ``(data_grad, gamma_grad, beta_grad)`` from the forward's ``mean`` and ``invstd``.
+
+    ``gamma_grad`` is zero under ``fix_gamma``, as in MXNet.
+    """
+    x3, _ = _as3d(data, axis)
+    dy3, _ = _as3d(out_grad, axis)
+    acc = _acc_dtype(xp, data.dtype)
+    m = x3.shape[0] * x3.shape[2]
+    dy = dy3.astype(acc, copy=False)
+    d = x3.astype(acc, copy=False) - _col(mean)
+    dbeta = _csum(dy)
+    dgamma = _csum(d * dy) * invstd  # sum(dy * xhat)
+    g = xp.ones_like(invstd) if fix_gamma else gamma.astype(acc)
+    a = g * invstd
+    if training and not use_global_stats:
+        # dx = g*invstd * (dy - mean(dy) - xhat * mean(dy * xhat))
+        d *= _col(-a * invstd * dgamma / m)
+        d += dy * _col(a)
+        d -= _col(a * dbeta / m)
+        dx = d
+    else:
+        dx = dy * _col(a)
+    if fix_gamma:
+        dgamma = xp.zeros_like(dgamma)
+    return dx.astype(data.dtype, copy=False).reshape(data.shape), dgamma.astype(gamma.dtype), dbeta.astype(gamma.dtype)
+
+
+def batch_norm_update_moving(
+    xp: Any, moving_mean: Array, moving_var: Array, mean: Array, invstd: Array, momentum: float, eps: float
+) -> None:
+    """In place: ``moving = momentum*moving + (1-momentum)*batch`` (biased batch variance).
+
+    >>> import numpy as np
+    >>> mm, mv = np.zeros(1), np.ones(1)
+    >>> batch_norm_update_moving(np, mm, mv, np.array([2.]), np.array([0.5]), 0.9, 0.0)
+    >>> mm, mv
+    (array([0.2]), array([1.3]))
+    """
+    var = 1.0 / (invstd * invstd) - eps
+    moving_mean *= momentum
+    moving_mean += ((1 - momentum) * mean).astype(moving_mean.dtype)
+    moving_var *= momentum
+    moving_var += ((1 - momentum) * var).astype(moving_var.dtype)

@@ -1,0 +1,91 @@
+"""Convolution (MXNet's ``Convolution``): 1-D, 2-D and 3-D, NCW / NCHW / NCDHW.
+
+Weight is ``(num_filter, C/num_group, *kernel)``, bias ``(num_filter,)``; the output
+length per axis is ``(x + 2*pad - (dilate*(k-1)+1)) // stride + 1``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ._conv_core import conv_backward_data, conv_backward_weight, conv_forward
+from ._util import Array
+from .im2col import conv_params
+
+_LAYOUTS = (None, "NCW", "NCHW", "NCDHW")
+
+
+def _check_layout(layout: str | None, op: str) -> None:
+    if layout not in _LAYOUTS:
+        raise NotImplementedError(f"{op}: layout {layout!r} is not supported; use channels-first (NCW/NCHW/NCDHW)")
+
+
+def bias_shape(ndim: int) -> tuple[int, ...]:
+    """Broadcast shape that lines a ``(F,)`` bias up with axis 1 of an ``ndim`` array."""
+    return (1, -1) + (1,) * (ndim - 2)
+
+
+def convolution(
+    xp: Any,
+    data: Array,
+    weight: Array,
+    bias: Array | None,
+    kernel: Sequence[int],
+    stride: Sequence[int] | None = None,
+    dilate: Sequence[int] | None = None,
+    pad: Sequence[int] | None = None,
+    num_filter: int | None = None,
+    num_group: int = 1,
+    no_bias: bool = False,
+    layout: str | None = None,
+) -> Array:
+    """Forward convolution by im2col + one batched matmul.
+
+    >>> import numpy as np
+    >>> x = np.arange(16.).reshape(1, 1, 4, 4)
+    >>> convolution(np, x, np.ones((1, 1, 2, 2)), None, (2, 2), no_bias=True)[0, 0]
+    array([[10., 14., 18.],
+           [26., 30., 34.],
+           [42., 46., 50.]])
+    """
+    _check_layout(layout, "Convolution")
+    kernel, stride, dilate, pad = conv_params(data.ndim - 2, kernel, stride, dilate, pad)
+    f = weight.shape[0]
+    w_g = weight.reshape(num_group, f // num_group, -1)
+    out = conv_forward(xp, data, w_g, kernel, stride, dilate, pad)
+    if not no_bias and bias is not None:
+        out += bias.reshape(bias_shape(out.ndim))
+    return out
+
+
+def convolution_backward(
+    xp: Any,
+    out_grad: Array,
+    data: Array,
+    weight: Array,
+    kernel: Sequence[int],
+    stride: Sequence[int] | None = None,
+    dilate: Sequence[int] | None = None,
+    pad: Sequence[int] | None = None,
+    num_filter: int | None = None,
+    num_group: int = 1,
+    no_bias: bool = False,
+    layout: str | None = None,
+    need_data_grad: bool = True,
+    need_weight_grad: bool = True,
+) -> tuple[Array | None, Array | None, Array | None]:
+    """Gradients ``(data_grad, weight_grad, bias_grad)``; a part not needed (or no bias) is ``None``."""
+    _check_layout(layout, "Convolution")
+    kernel, stride, dilate, pad = conv_params(data.ndim - 2, kernel, stride, dilate, pad)
+    f = weight.shape[0]
+    dx = dw = db = None
+    if need_data_grad:
+        w_g = weight.reshape(num_group, f // num_group, -1)
+        dx = conv_backward_data(xp, out_grad, w_g, data.shape[2:], kernel, stride, dilate, pad)
+    if need_weight_grad:
+        dw = conv_backward_weight(xp, data, out_grad, num_group, kernel, stride, dilate, pad)
+        dw = dw.reshape(weight.shape)
+    if not no_bias:
+        db = out_grad.sum(axis=(0,) + tuple(range(2, out_grad.ndim)))
+    return dx, dw, db

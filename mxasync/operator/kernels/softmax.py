@@ -1,0 +1,54 @@
+"""softmax and log_softmax along an axis, with MXNet's ``temperature``.
+
+Backward passes need only the forward output, as in MXNet.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._util import Array
+
+
+def _scaled(data: Array, temperature: float | None) -> Array:
+    return data if temperature is None or temperature == 1.0 else data / temperature
+
+
+def softmax(xp: Any, data: Array, axis: int = -1, temperature: float | None = None, dtype: Any = None) -> Array:
+    """``exp(x/T) / sum(exp(x/T))`` along ``axis``; ``dtype`` casts the result.
+
+    >>> import numpy as np
+    >>> softmax(np, np.log(np.array([1., 3.])))
+    array([0.25, 0.75])
+    """
+    z = _scaled(data, temperature)
+    e = xp.exp(z - z.max(axis=axis, keepdims=True))
+    e /= e.sum(axis=axis, keepdims=True)
+    return e if dtype is None else e.astype(dtype)
+
+
+def softmax_backward(xp: Any, out_grad: Array, out: Array, axis: int = -1, temperature: float | None = None) -> Array:
+    """Gradient w.r.t. ``data`` from the forward ``out``: ``y * (dy - sum(dy*y)) / T``."""
+    dx = out * (out_grad - (out_grad * out).sum(axis=axis, keepdims=True))
+    return _scaled(dx, temperature)
+
+
+def log_softmax(xp: Any, data: Array, axis: int = -1, temperature: float | None = None, dtype: Any = None) -> Array:
+    """``x/T - logsumexp(x/T)`` along ``axis``.
+
+    >>> import numpy as np
+    >>> np.exp(log_softmax(np, np.log(np.array([1., 3.]))))
+    array([0.25, 0.75])
+    """
+    z = _scaled(data, temperature)
+    shifted = z - z.max(axis=axis, keepdims=True)
+    out = shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
+    return out if dtype is None else out.astype(dtype)
+
+
+def log_softmax_backward(
+    xp: Any, out_grad: Array, out: Array, axis: int = -1, temperature: float | None = None
+) -> Array:
+    """Gradient w.r.t. ``data`` from the forward ``out``: ``(dy - exp(y) * sum(dy)) / T``."""
+    dx = out_grad - xp.exp(out) * out_grad.sum(axis=axis, keepdims=True)
+    return _scaled(dx, temperature)

@@ -1,0 +1,146 @@
+"""Activation, LeakyReLU, softmax, log_softmax, LRN, Dropout.
+
+>>> import numpy as np, mxasync as mx
+>>> from mxasync.operator import get_op
+>>> get_op("Dropout").prepare(p=0.5).resources(is_train=True)
+[<ResourceRequest.RANDOM: 0>]
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Literal, Optional
+
+from ..runtime.resource import ResourceRequest
+from .functional import FunctionalProperty, defop
+from .params import DType, Field, OpParam, Shape
+
+# the kernels package re-exports functions under its modules' names: bind the modules
+actk = import_module(".kernels.activation", __package__)
+dropk = import_module(".kernels.dropout", __package__)
+lrnk = import_module(".kernels.lrn", __package__)
+smk = import_module(".kernels.softmax", __package__)
+
+__all__: list[str] = []
+
+
+class ActivationParam(OpParam):
+    act_type: Literal["relu", "sigmoid", "tanh", "softrelu", "softsign"]
+
+
+defop("Activation", param=ActivationParam, deps="og,out", inplace=True,
+      fwd=lambda xp, p, x: actk.activation(xp, x, p.act_type),
+      bwd=lambda xp, p, og, ins, outs: [actk.activation_backward(xp, og[0], outs[0], p.act_type)],
+      doc="Elementwise activation: relu, sigmoid, tanh, softrelu (softplus) or softsign.")
+
+
+class LeakyReLUParam(OpParam):
+    act_type: Literal["elu", "gelu", "leaky", "prelu", "rrelu", "selu"] = "leaky"
+    slope: float = 0.25
+    lower_bound: float = 0.125
+    upper_bound: float = 0.334
+
+
+class _LeakyProperty(FunctionalProperty):
+    def list_outputs(self):
+        return ["output", "mask"] if self.params.act_type == "rrelu" else ["output"]
+
+    def num_visible_outputs(self):
+        return 1
+
+    def infer_shape(self, in_shapes):
+        d = in_shapes[0]
+        if self.params.act_type == "prelu":
+            g = in_shapes[1] if len(in_shapes) > 1 else None
+            g = g if g is not None else (None if d is None else (d[1] if len(d) > 1 else 1,))
+            return [d, g], [d], []
+        return [d], [d] * self.num_outputs(), []
+
+    def forward_resource(self):
+        return [ResourceRequest.RANDOM] if self.params.act_type == "rrelu" else []
+
+
+def _leaky_fwd(xp, p, op_ctx, x, gamma=None):
+    if p.act_type == "rrelu":
+        rng = op_ctx.requested[0].get_random() if op_ctx.is_train else None
+        return dropk.rrelu(xp, x, p.lower_bound, p.upper_bound, training=op_ctx.is_train, rng=rng)
+    return actk.leaky_relu(xp, x, p.act_type, p.slope, gamma)
+
+
+def _leaky_bwd(xp, p, og, ins, outs):
+    if p.act_type == "rrelu":
+        return [dropk.rrelu_backward(xp, og[0], ins[0], outs[1])]
+    gamma = ins[1] if p.act_type == "prelu" else None
+    gd, gg = actk.leaky_relu_backward(xp, og[0], ins[0], p.act_type, p.slope, gamma)
+    return [gd, gg] if p.act_type == "prelu" else [gd]
+
+
+defop("LeakyReLU", param=LeakyReLUParam, base=_LeakyProperty, arguments=("data", "gamma"), wants_ctx=True,
+      args=lambda p: ["data", "gamma"] if p.act_type == "prelu" else ["data"], deps="og,in,out",
+      fwd=_leaky_fwd, bwd=_leaky_bwd, doc="Leaky ReLU family: leaky, prelu (learned gamma), elu, selu, gelu, rrelu.")
+
+
+class SoftmaxParam(OpParam):
+    axis: int = -1
+    temperature: Optional[float] = None
+    dtype: Optional[DType] = None
+    use_length: bool = False
+
+
+def _sm_type(prop, in_types):
+    t = in_types[0]
+    return [t], [prop.params.dtype or t], []
+
+
+defop("softmax", param=SoftmaxParam, deps="og,out", dtype=_sm_type,
+      fwd=lambda xp, p, x: smk.softmax(xp, x, p.axis, p.temperature, p.dtype),
+      bwd=lambda xp, p, og, ins, outs: [smk.softmax_backward(xp, og[0], outs[0], p.axis, p.temperature)],
+      doc="Softmax along ``axis`` with an optional ``temperature``.")
+defop("log_softmax", param=SoftmaxParam, deps="og,out", dtype=_sm_type,
+      fwd=lambda xp, p, x: smk.log_softmax(xp, x, p.axis, p.temperature, p.dtype),
+      bwd=lambda xp, p, og, ins, outs: [smk.log_softmax_backward(xp, og[0], outs[0], p.axis, p.temperature)],
+      doc="Log of the softmax along ``axis``, computed stably.")
+
+
+class LRNParam(OpParam):
+    alpha: float = 1e-4
+    beta: float = 0.75
+    knorm: float = 2.0
+    nsize: int = Field(gt=0)
+
+
+class _TwoOut(FunctionalProperty):
+    """Ops with one visible output and a hidden one kept for backward (LRN's norm, Dropout's mask)."""
+
+    def num_visible_outputs(self):
+        return 1
+
+    def infer_shape(self, in_shapes):
+        d = in_shapes[0]
+        return [d], [d, d], []
+
+
+defop("LRN", param=LRNParam, base=_TwoOut, outputs=("output", "tmp_norm"), deps="og,in,out",
+      fwd=lambda xp, p, x: lrnk.lrn(xp, x, p.nsize, p.alpha, p.beta, p.knorm),
+      bwd=lambda xp, p, og, ins, outs: [lrnk.lrn_backward(xp, og[0], ins[0], p.nsize, p.alpha, p.beta, p.knorm,
+                                                          norm=outs[1])],
+      doc="Local response normalisation across ``nsize`` neighbouring channels.")
+
+
+class DropoutParam(OpParam):
+    p: float = Field(default=0.5, ge=0, le=1)
+    mode: Literal["training", "always"] = "training"
+    axes: Shape = ()
+    cudnn_off: Optional[bool] = False
+
+
+def _drop_fwd(xp, p, op_ctx, x):
+    active = (op_ctx.is_train or p.mode == "always") and p.p > 0
+    rng = op_ctx.requested[0].get_random() if active else None
+    return dropk.dropout(xp, x, p.p, p.mode, p.axes, training=op_ctx.is_train, rng=rng)
+
+
+defop("Dropout", param=DropoutParam, base=_TwoOut, outputs=("output", "mask"), deps="og,out", wants_ctx=True,
+      fwd_res=(ResourceRequest.RANDOM,), fwd=_drop_fwd,
+      bwd=lambda xp, p, og, ins, outs: [dropk.dropout_backward(xp, og[0], outs[1])],
+      doc="Zero elements with probability ``p`` while training (scaling the rest by 1/(1-p)); identity at test time.")

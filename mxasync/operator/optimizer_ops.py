@@ -1,0 +1,100 @@
+"""Optimizer update ops: sgd_update, sgd_mom_update, adam_update, rmsprop_update.
+
+They write the new weight to their output (pass ``out=weight`` to update in
+place) and update their state inputs in place; ``mutate_inputs()`` lists those,
+so callers add the states' vars to the op's mutated vars.
+
+>>> import numpy as np, mxasync as mx
+>>> from mxasync.operator import get_op, OpContext, WRITE_INPLACE
+>>> w, g, m = np.ones(2), np.ones(2), np.zeros(2)
+>>> prop = get_op("sgd_mom_update").prepare(lr=0.1, momentum=0.9)
+>>> prop.mutate_inputs()
+[2]
+>>> prop.forward_fn(mx.cpu())(OpContext(), [w, g, m], [WRITE_INPLACE], [w], []); w, m
+(array([0.9, 0.9]), array([-0.1, -0.1]))
+"""
+
+from __future__ import annotations
+
+from .functional import FunctionalProperty, defop
+from .params import OpParam
+
+__all__: list[str] = []
+
+
+class _UpdateProperty(FunctionalProperty):
+    def infer_shape(self, in_shapes):
+        s = next((x for x in in_shapes if x is not None), None)
+        for name, x in zip(self.list_arguments(), in_shapes, strict=False):
+            if x is not None and s is not None and tuple(x) != tuple(s):
+                raise self.error(f"{name} has shape {tuple(x)} but weight has {tuple(s)}")
+        return [s] * len(in_shapes), [s], []
+
+    def forward_inplace_option(self, in_data, out_data):
+        return [(in_data[0], out_data[0])]
+
+
+class SGDParam(OpParam):
+    lr: float
+    wd: float = 0.0
+    rescale_grad: float = 1.0
+    clip_gradient: float = -1.0
+    lazy_update: bool = True
+
+
+class SGDMomParam(SGDParam):
+    momentum: float = 0.0
+
+
+class AdamParam(SGDParam):
+    beta1: float = 0.9
+    beta2: float = 0.999
+    epsilon: float = 1e-8
+
+
+class RMSPropParam(SGDParam):
+    gamma1: float = 0.95
+    epsilon: float = 1e-8
+    clip_weights: float = -1.0
+
+
+def _grad(xp, p, g):
+    g = g * p.rescale_grad
+    return xp.clip(g, -p.clip_gradient, p.clip_gradient) if p.clip_gradient >= 0 else g
+
+
+def _sgd(xp, p, w, g):
+    return w - p.lr * (_grad(xp, p, g) + p.wd * w)
+
+
+def _sgd_mom(xp, p, w, g, mom):
+    mom *= p.momentum
+    mom -= p.lr * (_grad(xp, p, g) + p.wd * w)
+    return w + mom
+
+
+def _adam(xp, p, w, g, mean, var):
+    g = _grad(xp, p, g) + p.wd * w
+    mean *= p.beta1
+    mean += (1 - p.beta1) * g
+    var *= p.beta2
+    var += (1 - p.beta2) * g * g
+    return w - p.lr * mean / (xp.sqrt(var) + p.epsilon)
+
+
+def _rmsprop(xp, p, w, g, n):
+    g = _grad(xp, p, g) + p.wd * w
+    n *= p.gamma1
+    n += (1 - p.gamma1) * g * g
+    w = w - p.lr * g / xp.sqrt(n + p.epsilon)
+    return xp.clip(w, -p.clip_weights, p.clip_weights) if p.clip_weights >= 0 else w
+
+
+defop("sgd_update", param=SGDParam, base=_UpdateProperty, arguments=("weight", "grad"), fwd=_sgd,
+      doc="``weight - lr * (rescale_grad * clip(grad) + wd * weight)``.")
+defop("sgd_mom_update", param=SGDMomParam, base=_UpdateProperty, arguments=("weight", "grad", "mom"), mutates=(2,),
+      fwd=_sgd_mom, doc="SGD with momentum; ``mom`` is updated in place.")
+defop("adam_update", param=AdamParam, base=_UpdateProperty, arguments=("weight", "grad", "mean", "var"),
+      mutates=(2, 3), fwd=_adam, doc="Adam step (bias correction folded into lr by the optimizer); mean/var in place.")
+defop("rmsprop_update", param=RMSPropParam, base=_UpdateProperty, arguments=("weight", "grad", "n"), mutates=(2,),
+      fwd=_rmsprop, doc="RMSProp step; ``n`` updated in place.")

@@ -1,0 +1,205 @@
+"""The one op registry: names, aliases, params, docs, signatures, backend overrides.
+
+>>> from mxasync.operator import get_op
+>>> op = get_op("_plus")            # an MXNet alias
+>>> op.name, "broadcast_add" in get_op("broadcast_add").names
+('elemwise_add', True)
+>>> p = get_op("Convolution").prepare(kernel="(3, 3)", num_filter="8")
+>>> p is get_op("Convolution").prepare(kernel="(3, 3)", num_filter="8")   # cached
+True
+>>> op.list_arguments()
+['lhs', 'rhs']
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from pydantic_core import PydanticUndefined
+
+from ..base import MXAsyncError
+from .base import OperatorProperty
+from .params import NoParam, OpParam, format_value, parse_params
+
+__all__ = ["OpDef", "register_op", "get_op", "list_ops", "register_override", "find_override"]
+
+_OPS: dict[str, OpDef] = {}
+_CANON: dict[str, OpDef] = {}
+_OVERRIDES: dict[tuple[str, str], Callable] = {}
+_CACHE_MAX = 4096
+_lock = threading.Lock()
+
+
+class OpDef:
+    """A registered op.  ``prepare(**kwargs)`` gives the (cached) :class:`OperatorProperty` for those params."""
+
+    def __init__(self, name: str, prop_cls: type[OperatorProperty], aliases: tuple[str, ...], doc: str):
+        self.name = name
+        self.prop_cls = prop_cls
+        self.param_cls: type[OpParam] = prop_cls.param_cls
+        self.aliases = aliases
+        self.names = (name,) + aliases
+        self.description = inspect.cleandoc(doc or prop_cls.__doc__ or "")
+        self.key_var_num_args = prop_cls.key_var_num_args
+        self._cache: dict = {}
+        self._default: OperatorProperty | None = None
+        self._signature: inspect.Signature | None = None
+        self._docstring: str | None = None
+
+    # -- params -----------------------------------------------------------
+    def parse_params(self, kwargs: dict, name: str | None = None) -> OpParam:
+        label = f"{self.name}({name})" if name else self.name
+        return parse_params(label, self.param_cls, kwargs)
+
+    def prepare(self, **kwargs: Any) -> OperatorProperty:
+        """The property bound to these params; the same kwargs give the same object without re-validating.
+
+        ``name=`` (a node name, used in error messages) may be passed too.
+        """
+        if not kwargs:
+            prop = self._default
+            if prop is None:
+                prop = self._default = self._make({}, None)
+            return prop
+        try:
+            key = tuple(kwargs.items())
+            return self._cache[key]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable value (a list): key on its repr
+            key = repr(sorted(kwargs.items(), key=lambda kv: kv[0]))
+            prop = self._cache.get(key)
+            if prop is not None:
+                return prop
+        kw = dict(kwargs)
+        name = kw.pop("name", None)
+        prop = self._make(kw, name)
+        if len(self._cache) >= _CACHE_MAX:
+            self._cache.clear()
+        self._cache[key] = prop
+        return prop
+
+    def _make(self, kw: dict, name: str | None) -> OperatorProperty:
+        return self.prop_cls(self.parse_params(kw, name), name)
+
+    # -- introspection ------------------------------------------------------
+    def list_arguments(self, **kwargs: Any) -> list[str]:
+        return self.prepare(**kwargs).list_arguments() if kwargs or not self._required() else list(self.prop_cls.arguments)
+
+    def list_outputs(self, **kwargs: Any) -> list[str]:
+        return self.prepare(**kwargs).list_outputs() if kwargs or not self._required() else list(self.prop_cls.outputs)
+
+    def list_auxiliary_states(self, **kwargs: Any) -> list[str]:
+        return (self.prepare(**kwargs).list_auxiliary_states() if kwargs or not self._required()
+                else list(self.prop_cls.aux_states))
+
+    def _required(self) -> list[str]:
+        return [n for n, f in self.param_cls.model_fields.items() if f.is_required()]
+
+    @property
+    def signature(self) -> inspect.Signature:
+        """A Python signature for generated front-end functions: inputs, then keyword-only params."""
+        if self._signature is None:
+            P = inspect.Parameter
+            params = []
+            if self.key_var_num_args:
+                params.append(P("data", P.VAR_POSITIONAL))
+            else:
+                params += [P(a, P.POSITIONAL_OR_KEYWORD, default=None) for a in self.prop_cls.arguments]
+            for fname, field in self.param_cls.model_fields.items():
+                if fname == self.key_var_num_args:
+                    continue
+                default = P.empty if field.is_required() else field.default
+                if default is PydanticUndefined:
+                    default = None
+                params.append(P(fname, P.KEYWORD_ONLY, default=default))
+            self._signature = inspect.Signature(params)
+        return self._signature
+
+    @property
+    def doc(self) -> str:
+        """The generated docstring: description, inputs, params with types and defaults."""
+        if self._docstring is None:
+            lines = [self.description or self.name, ""]
+            if self.aliases:
+                lines += [f"Aliases: {', '.join(self.aliases)}", ""]
+            lines += ["Parameters", "----------"]
+            args = ["*data"] if self.key_var_num_args else list(self.prop_cls.arguments)
+            for a in args:
+                lines.append(f"{a} : NDArray or Symbol")
+                lines.append("    Input.")
+            for fname, field in self.param_cls.model_fields.items():
+                ann = getattr(field.annotation, "__name__", None) or str(field.annotation).replace("typing.", "")
+                req = "required" if field.is_required() else f"default={format_value(field.default)}"
+                lines.append(f"{fname} : {ann}, {req}")
+                if field.description:
+                    lines.append(f"    {field.description}")
+            self._docstring = "\n".join(lines)
+        return self._docstring
+
+    def __repr__(self) -> str:
+        return f"<OpDef {self.name}>"
+
+
+def register_op(name: str, *, aliases: tuple[str, ...] | list[str] = (), param: type[OpParam] | None = None,
+                doc: str | None = None) -> Callable[[type[OperatorProperty]], type[OperatorProperty]]:
+    """Class decorator: register an :class:`OperatorProperty` subclass as op ``name``."""
+
+    def deco(cls: type[OperatorProperty]) -> type[OperatorProperty]:
+        cls.op_name = name
+        if param is not None:
+            cls.param_cls = param
+        elif "param_cls" not in cls.__dict__ and cls.param_cls is None:
+            cls.param_cls = NoParam
+        opdef = OpDef(name, cls, tuple(aliases), doc or "")
+        with _lock:
+            for n in opdef.names:
+                if n in _OPS and _OPS[n].prop_cls.__module__ != cls.__module__:
+                    raise MXAsyncError(f"register_op: {n!r} is already registered by {_OPS[n].prop_cls.__module__}")
+                _OPS[n] = opdef
+            _CANON[name] = opdef
+        cls.opdef = opdef
+        return cls
+
+    return deco
+
+
+def get_op(name: str) -> OpDef:
+    """The op registered under ``name`` (or an alias of it)."""
+    try:
+        return _OPS[name]
+    except KeyError:
+        close = difflib.get_close_matches(name, list(_OPS), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise MXAsyncError(f"unknown operator {name!r}{hint}") from None
+
+
+def list_ops(include_aliases: bool = False) -> list[str]:
+    """Sorted names of the registered ops (canonical names, or every name)."""
+    return sorted(_OPS if include_aliases else _CANON)
+
+
+def register_override(op_name: str, backend: str, kernel: Callable | None = None):
+    """Declare a backend-specific kernel for ``op_name`` (usable as a decorator).
+
+    The key ``"Op"`` replaces the forward kernel, ``"Op.backward"`` the backward one;
+    kernels have the signature of the op's generic kernel.
+    """
+
+    def deco(fn: Callable) -> Callable:
+        _OVERRIDES[(op_name, backend)] = fn
+        return fn
+
+    return deco(kernel) if kernel is not None else deco
+
+
+def find_override(op_name: str, backend, generic: Callable | None) -> Callable | None:
+    """The kernel to use for ``op_name`` on ``backend``: the backend's own table first, then declared overrides."""
+    fn = backend.overrides.get(op_name)
+    if fn is None:
+        fn = _OVERRIDES.get((op_name, backend.name), generic)
+    return fn

@@ -1,0 +1,7 @@
+"""The op table: one list of rows from every family file."""
+
+from table_elemwise import CASES as _ELEMWISE
+from table_nn import CASES as _NN
+from table_shape import CASES as _SHAPE
+
+CASES = [*_ELEMWISE, *_SHAPE, *_NN]

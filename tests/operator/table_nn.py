@@ -1,0 +1,131 @@
+"""Table rows: dense, convolution, pooling, activations, normalisation, outputs, random and updates."""
+
+from __future__ import annotations
+
+import numpy as np
+import reference_nn as ref
+from cases import Case, away, integers, uniform
+
+
+def _fc(x, w, b=None, num_hidden=None, no_bias=False, flatten=True):
+    x2 = x.reshape(x.shape[0], -1) if flatten else x
+    y = x2 @ w.T
+    return y + b if b is not None else y
+
+
+def _act(kind):
+    return {"relu": lambda x: np.maximum(x, 0), "sigmoid": lambda x: 1 / (1 + np.exp(-x)), "tanh": np.tanh,
+            "softrelu": lambda x: np.log1p(np.exp(x)), "softsign": lambda x: x / (1 + np.abs(x))}[kind]
+
+
+def _aux_bn(rng, shapes, dtype):
+    c = shapes[0][1]
+    return [rng.uniform(-0.5, 0.5, c).astype(dtype), rng.uniform(0.5, 1.5, c).astype(dtype)]
+
+
+def _check_random(kind):
+    def check(outs, inputs, params):
+        o = outs[0]
+        assert o.shape == tuple(params["shape"])
+        if kind == "uniform":
+            assert params["low"] <= o.min() and o.max() < params["high"]
+        elif kind == "randint":
+            assert o.dtype == np.int32 and params["low"] <= o.min() and o.max() < params["high"]
+        else:
+            assert abs(o.mean() - params["loc"]) < 0.2
+    return check
+
+
+def _sgd(w, g, lr, wd=0.0):
+    return w - lr * (g + wd * w)
+
+
+def _sgd_mom(w, g, m, lr, momentum):
+    m2 = momentum * m - lr * g
+    return w + m2
+
+
+def _adam(w, g, mean, var, lr, beta1=0.9, beta2=0.999, epsilon=1e-8):
+    m2 = beta1 * mean + (1 - beta1) * g
+    v2 = beta2 * var + (1 - beta2) * g * g
+    return w - lr * m2 / (np.sqrt(v2) + epsilon)
+
+
+def _rmsprop(w, g, n, lr, gamma1=0.95, epsilon=1e-8):
+    n2 = gamma1 * n + (1 - gamma1) * g * g
+    return w - lr * g / np.sqrt(n2 + epsilon)
+
+
+def _smooth_l1(x, scalar):
+    s2 = scalar * scalar
+    return np.where(np.abs(x) < 1 / s2, 0.5 * s2 * x * x, np.abs(x) - 0.5 / s2)
+
+
+def _softmax_output(d, lab, **kw):
+    return ref.softmax(d, axis=-1)
+
+
+CONV = dict(kernel=(3, 3), num_filter=4)
+CASES = [
+    Case("FullyConnected", [((2, 5), (3, 5), (3,)), ((2, 2, 2), (3, 4), (3,))], ref=_fc, params=dict(num_hidden=3)),
+    Case("FullyConnected", [((2, 5), (3, 5))], ref=_fc, params=dict(num_hidden=3, no_bias=True), name="fc-nobias"),
+    Case("FullyConnected", [((2, 2, 5), (3, 5), (3,))], ref=_fc, params=dict(num_hidden=3, flatten=False),
+         name="fc-noflatten"),
+    Case("dot", [((2, 3), (3, 4)), ((3,), (3,))], ref=np.dot if False else (lambda a, b: np.atleast_1d(np.dot(a, b)))),
+    Case("dot", [((3, 2), (4, 3))], ref=lambda a, b, transpose_a, transpose_b: a.T @ b.T,
+         params=dict(transpose_a=True, transpose_b=True), name="dot-tt"),
+    Case("batch_dot", [((2, 2, 3), (2, 3, 4))], ref=lambda a, b: a @ b),
+    Case("batch_dot", [((2, 3, 2), (2, 3, 4))], ref=lambda a, b, transpose_a: a.transpose(0, 2, 1) @ b,
+         params=dict(transpose_a=True), name="batch_dot-ta"),
+    Case("Convolution", [((2, 2, 5, 5), (4, 2, 3, 3), (4,))], ref=ref.conv, params=CONV),
+    Case("Convolution", [((1, 4, 6, 5), (4, 2, 3, 3), (4,))], ref=ref.conv, name="conv-stride-pad-group",
+         params=dict(CONV, stride=(2, 1), pad=(1, 1), num_group=2)),
+    Case("Convolution", [((1, 2, 7), (3, 2, 3))], ref=ref.conv, name="conv1d-dilate",
+         params=dict(kernel=(3,), num_filter=3, dilate=(2,), no_bias=True)),
+    Case("Deconvolution", [((1, 2, 3, 3), (2, 3, 3, 3))], ref=ref.deconv, params=dict(kernel=(3, 3), num_filter=3)),
+    Case("Deconvolution", [((1, 2, 3, 3), (2, 3, 2, 2), (3,))], ref=ref.deconv, name="deconv-stride",
+         params=dict(kernel=(2, 2), num_filter=3, stride=(2, 2), pad=(1, 1), adj=(1, 1), no_bias=False)),
+    Case("Pooling", [((2, 2, 4, 4),)], ref=ref.pool, params=dict(kernel=(2, 2), stride=(2, 2)), gens=uniform()),
+    Case("Pooling", [((1, 2, 5, 5),)], ref=ref.pool, params=dict(kernel=(3, 3), stride=(2, 2), pool_type="avg",
+                                                                  pad=(1, 1)), name="pool-avg-pad"),
+    Case("Pooling", [((1, 2, 5, 5),)], ref=ref.pool, name="pool-sum-full",
+         params=dict(kernel=(2, 2), stride=(2, 2), pool_type="sum", pooling_convention="full")),
+    Case("Pooling", [((2, 3, 4, 4),)], ref=ref.pool, params=dict(global_pool=True, pool_type="avg"),
+         name="pool-global"),
+    *[Case("Activation", [((2, 3),)], ref=lambda x, act_type: _act(act_type)(x), params=dict(act_type=k),
+           gens=away(), name=f"Activation-{k}") for k in ("relu", "sigmoid", "tanh", "softrelu", "softsign")],
+    Case("LeakyReLU", [((2, 3),)], ref=lambda x, act_type, slope: np.where(x > 0, x, slope * x),
+         params=dict(act_type="leaky", slope=0.1), gens=away()),
+    Case("LeakyReLU", [((2, 3),)], ref=lambda x, act_type, slope: np.where(x > 0, x, slope * np.expm1(x)),
+         params=dict(act_type="elu", slope=0.5), gens=away(), name="elu"),
+    Case("LeakyReLU", [((2, 3, 2), (3,))], ref=lambda x, g, act_type: np.where(x > 0, x, g.reshape(1, 3, 1) * x),
+         params=dict(act_type="prelu"), gens=[away(), uniform(0.1, 0.5)], name="prelu"),
+    Case("softmax", [((2, 3),), ((2, 3, 4),)], ref=lambda x, axis=-1: ref.softmax(x, axis)),
+    Case("softmax", [((2, 3),)], ref=lambda x, axis: ref.softmax(x, axis), params=dict(axis=0), name="softmax-0"),
+    Case("log_softmax", [((2, 3),)], ref=lambda x: np.log(ref.softmax(x))),
+    Case("LRN", [((1, 5, 2, 2),)], ref=ref.lrn, params=dict(nsize=3, alpha=0.1)),
+    Case("BatchNorm", [((4, 3, 2), (3,), (3,))], ref=lambda x, g, b, mm, mv, **kw: ref.batchnorm(x, g, b, mm, mv, **kw),
+         params=dict(fix_gamma=False), aux=_aux_bn, is_train=True, gens=[uniform(), uniform(0.5, 1.5), uniform()],
+         name="BatchNorm-train"),
+    Case("BatchNorm", [((4, 3), (3,), (3,))], name="BatchNorm-test",
+         ref=lambda x, g, b, mm, mv, **kw: ref.batchnorm(x, g, b, mm, mv, train=False, **kw),
+         params=dict(fix_gamma=True), aux=_aux_bn, gens=[uniform(), uniform(0.5, 1.5), uniform()]),
+    Case("Dropout", [((3, 4),)], ref=lambda x, p: x, params=dict(p=0.5), grad=False),
+    Case("SoftmaxOutput", [((3, 4), (3,))], ref=_softmax_output, gens=[uniform(), integers(0, 4)], grad=False),
+    Case("LinearRegressionOutput", [((3, 2), (3, 2))], ref=lambda d, lab: d, grad=False),
+    Case("MAERegressionOutput", [((3, 2), (3, 2))], ref=lambda d, lab: d, grad=False),
+    Case("LogisticRegressionOutput", [((3, 2), (3, 2))], ref=lambda d, lab: 1 / (1 + np.exp(-d)), grad=False),
+    Case("MakeLoss", [((2, 3),)], ref=lambda x: x, grad=False),
+    Case("BlockGrad", [((2, 3),)], ref=lambda x: x, grad="zero"),
+    Case("ElementWiseSum", [((2, 3), (2, 3), (2, 3))], ref=lambda *xs, num_args: sum(xs), params=dict(num_args=3)),
+    Case("_random_uniform", [()], params=dict(low=-1.0, high=2.0, shape=(50,)), check=_check_random("uniform")),
+    Case("_random_normal", [()], params=dict(loc=1.0, scale=0.5, shape=(200,)), check=_check_random("normal")),
+    Case("_random_randint", [()], params=dict(low=2, high=9, shape=(50,)), check=_check_random("randint")),
+    Case("sgd_update", [((3,), (3,))], ref=_sgd, params=dict(lr=0.1, wd=0.01), grad=False),
+    Case("sgd_mom_update", [((3,), (3,), (3,))], ref=_sgd_mom, params=dict(lr=0.1, momentum=0.9), grad=False),
+    Case("adam_update", [((3,), (3,), (3,), (3,))], ref=_adam, params=dict(lr=0.1),
+         gens=[uniform(), uniform(), uniform(), uniform(0.1, 1)], grad=False),
+    Case("rmsprop_update", [((3,), (3,), (3,))], ref=_rmsprop, params=dict(lr=0.1),
+         gens=[uniform(), uniform(), uniform(0.1, 1)], grad=False),
+    Case("smooth_l1", [((2, 5),)], ref=_smooth_l1, params=dict(scalar=1.5), gens=away(-2, 2, 0.05)),
+]
