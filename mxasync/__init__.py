@@ -4,8 +4,7 @@
 awaitable twin for async code.
 """
 
-from . import backends, context, engine, operator, profiler, random
-from . import ndarray
+from . import backends, context, engine, ndarray, operator, profiler, random
 from . import ndarray as nd
 from .base import MXAsyncError, MXNetError
 from .runtime.context import Context, cpu, cpu_pinned, cpu_shared, current_context, gpu, num_gpus

@@ -1,5 +1,6 @@
 """``mx.nd``: asynchronous NDArrays and one function per registered op."""
 
+from . import random
 from .ndarray import (
     NDArray,
     arange,
@@ -13,7 +14,6 @@ from .ndarray import (
     zeros,
     zeros_like,
 )
-from . import random
 from .register import populate as _populate
 from .save_load import load, load_frombuffer, save
 

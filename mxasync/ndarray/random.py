@@ -17,8 +17,11 @@ import numpy as np
 from ..base import MXAsyncError
 from ..runtime.context import current_context
 from ..runtime.engine import Engine
-from ..runtime.resource import seed  # noqa: F401 - mx.nd.random.seed is mx.random.seed
-from ..runtime.resource import ResourceManager, ResourceRequest
+from ..runtime.resource import (
+    ResourceManager,
+    ResourceRequest,
+    seed,  # noqa: F401 - mx.nd.random.seed is mx.random.seed
+)
 from .invoke import invoke
 from .ndarray import NDArray
 
