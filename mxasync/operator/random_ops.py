@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..base import MXAsyncError
 from ..runtime.resource import ResourceRequest
 from .functional import FunctionalProperty, defop
 from .params import DType, OpParam, Shape
@@ -64,14 +65,20 @@ def _dt(p, default="float32"):
     return default if p.dtype in (None, "None") else p.dtype
 
 
+def _normal(xp, p, op_ctx):
+    # checked when the op runs, so a bad scale surfaces at the next sync point as in MXNet
+    if p.scale < 0:
+        raise MXAsyncError(f"_random_normal: scale must be >= 0, got {p.scale}")
+    return (p.loc + p.scale * xp.asarray(_rng(op_ctx).standard_normal(p.shape))).astype(_dt(p))
+
+
 defop("_random_uniform", param=UniformParam, base=_SamplerProperty, arguments=(), wants_ctx=True,
       fwd_res=(ResourceRequest.RANDOM,), aliases=("random_uniform", "uniform", "_sample_uniform"),
       fwd=lambda xp, p, op_ctx: (p.low + (p.high - p.low) * xp.asarray(_rng(op_ctx).random(p.shape))).astype(_dt(p)),
       doc="Samples from U[low, high).")
 defop("_random_normal", param=NormalParam, base=_SamplerProperty, arguments=(), wants_ctx=True,
       fwd_res=(ResourceRequest.RANDOM,), aliases=("random_normal", "normal", "_sample_normal"),
-      fwd=lambda xp, p, op_ctx: (p.loc + p.scale * xp.asarray(_rng(op_ctx).standard_normal(p.shape))).astype(_dt(p)),
-      doc="Samples from N(loc, scale**2).")
+      fwd=lambda xp, p, op_ctx: _normal(xp, p, op_ctx), doc="Samples from N(loc, scale**2).")
 defop("_random_randint", param=RandIntParam, base=_SamplerProperty, arguments=(), wants_ctx=True,
       fwd_res=(ResourceRequest.RANDOM,), aliases=("random_randint", "randint"), default_dtype="int32",
       fwd=lambda xp, p, op_ctx: xp.asarray(_rng(op_ctx).integers(p.low, p.high, size=p.shape)).astype(_dt(p, "int32")),

@@ -125,7 +125,8 @@ class _OnComplete:
 
 def _wrap_error(exc: BaseException, name: str) -> MXAsyncError:
     if isinstance(exc, MXAsyncError):
-        message = f"[{name}] {exc}"
+        text = str(exc)
+        message = text if text.startswith(name) else f"[{name}] {text}"
     else:
         message = f"[{name}] {type(exc).__name__}: {exc}"
     wrapped = MXAsyncError(message)

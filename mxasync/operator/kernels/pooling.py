@@ -120,10 +120,7 @@ def pooling(
         xp, data, kernel, pool_type, global_pool, pooling_convention, stride, pad
     )
     if pool_type == "max":
-        out = xpad[windows[0]].copy()
-        for w in windows[1:]:
-            xp.maximum(out, xpad[w], out=out)
-        return out
+        return _pooling_max(xp, xpad, windows)
     if pool_type == "lp":
         return _lp(xp, xpad, windows, p_value or 2)
     out = xp.zeros(data.shape[:2] + osp, dtype=data.dtype)
@@ -132,6 +129,13 @@ def pooling(
     if pool_type == "avg":
         include = True if count_include_pad is None else bool(count_include_pad)
         out /= _divisor(xp, data.shape[2:], kernel, stride, before, osp, include, data.dtype)
+    return out
+
+
+def _pooling_max(xp: Any, xpad: Array, windows: list) -> Array:
+    out = xpad[windows[0]].copy()
+    for w in windows[1:]:
+        xp.maximum(out, xpad[w], out=out)
     return out
 
 
@@ -157,23 +161,24 @@ def pooling_backward(
     layout: str | None = None,
     out: Array | None = None,
 ) -> Array:
-    """Gradient w.r.t. ``data``; ``out`` (the forward output) is used by 'lp' only, recomputed if None."""
+    """Gradient w.r.t. ``data``; ``out`` (the forward output) serves max and lp and is recomputed if None."""
     kernel, stride, before, after, osp, xpad, windows = _prepare(
         xp, data, kernel, pool_type, global_pool, pooling_convention, stride, pad
     )
     grad = xp.zeros(xpad.shape, dtype=out_grad.dtype)
     if pool_type == "max":
-        # strict '>' keeps the first maximum in row-major window order
-        best = xpad[windows[0]].copy()
-        arg = xp.zeros(best.shape, dtype=xp.int32)
-        for i, w in enumerate(windows[1:], 1):
-            sl = xpad[w]
-            better = sl > best
-            best = xp.where(better, sl, best)
-            arg = xp.where(better, i, arg)
-        zero = xp.zeros((), dtype=out_grad.dtype)
-        for i, w in enumerate(windows):
-            grad[w] += xp.where(arg == i, out_grad, zero)
+        # each window's gradient goes to its first element equal to the max (row-major)
+        if out is None:
+            out = _pooling_max(xp, xpad, windows)
+        taken = xp.zeros(out.shape, dtype=bool)
+        hit = xp.empty(out.shape, dtype=bool)
+        part = xp.empty(out.shape, dtype=out_grad.dtype)
+        for w in windows:
+            xp.equal(xpad[w], out, out=hit)
+            hit &= ~taken
+            taken |= hit
+            xp.multiply(out_grad, hit, out=part)
+            grad[w] += part
     elif pool_type in ("avg", "sum"):
         g = out_grad
         if pool_type == "avg":

@@ -1,0 +1,1 @@
+"""Command-line tools that ship with mxasync (``python -m mxasync.tools.im2rec``)."""

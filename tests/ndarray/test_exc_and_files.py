@@ -1,0 +1,155 @@
+"""MXNet's test_exc_handling cases on NDArrays, and nd.save/load against MXNet's files."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+import mxasync as mx
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "mxnet"
+
+
+def _imperative(exec_numpy: bool):
+    a = mx.nd.random.normal(0, 1, (2, 2))
+    b = mx.nd.random.normal(0, -1, (2, 2))  # fails when it runs, not here
+    c = mx.nd.dot(a, b)
+    if exec_numpy:
+        c.asnumpy()
+
+
+def test_exc_imperative():
+    _imperative(exec_numpy=False)  # nothing raised until a sync point
+    with pytest.raises(mx.MXNetError, match="scale"):
+        _imperative(exec_numpy=True)
+    mx.nd.waitall()
+
+
+def test_exc_surfaces_once_and_second_waitall_is_clean():
+    b = mx.nd.random.normal(0, -1, (2, 2))
+    c = b + 1
+    d = c * 2  # a chain of tainted arrays
+    with pytest.raises(mx.MXNetError):
+        mx.nd.waitall()
+    mx.nd.waitall()
+    d.asnumpy()  # the same failure does not raise again
+    c.wait_to_read()
+
+
+def test_exc_post_fail_new_work_runs():
+    b = mx.nd.random.normal(0, -1, (2, 2))
+    with pytest.raises(mx.MXNetError):
+        b.asnumpy()
+    x = mx.nd.ones((2, 2)) * 3
+    assert x.asnumpy().sum() == 12
+
+
+def test_exc_mutable_var_fail():
+    a = mx.nd.ones((2, 2))
+    mx.nd.random.normal(0, -1, (2, 2), out=a)  # the failing op writes a
+    b = a + 1  # reads a tainted input
+    with pytest.raises(mx.MXNetError):
+        b.asnumpy()
+    mx.nd.waitall()
+
+
+def test_independent_arrays_are_not_tainted():
+    ok = mx.nd.ones((3,)) + 1
+    bad = mx.nd.random.normal(0, -1, (2,))
+    np.testing.assert_array_equal(ok.asnumpy(), [2, 2, 2])
+    with pytest.raises(mx.MXNetError):
+        bad.asnumpy()
+
+
+def test_shape_errors_are_eager():
+    with pytest.raises(mx.MXNetError, match="shape"):
+        mx.nd.elemwise_add(mx.nd.ones((2, 3)), mx.nd.ones((3, 2)))
+    with pytest.raises(mx.MXNetError, match="FullyConnected"):
+        mx.nd.FullyConnected(mx.nd.ones((2, 5)), mx.nd.ones((3, 7)), mx.nd.ones((3,)), num_hidden=3)
+
+
+# -- files --------------------------------------------------------------------
+def _manifest():
+    return json.loads((FIXTURES / "arrays-manifest.json").read_text())
+
+
+def _expected():
+    return np.load(FIXTURES / "arrays-expected.npz")
+
+
+@pytest.mark.parametrize("name", ["list-dtypes.nd", "dict-params.params", "legacy-v1.nd", "legacy-v0.nd",
+                                  "pinned.nd", "gpu-context.params"])
+def test_load_files_written_by_mxnet(name):
+    loaded = mx.nd.load(str(FIXTURES / name))
+    expected = _expected()
+    items = list(loaded.values()) if isinstance(loaded, dict) else loaded
+    keys = sorted((k for k in expected.files if k.startswith(name + "#")), key=lambda k: int(k.split("#")[1]))
+    assert len(items) == len(keys)
+    for arr, key in zip(items, keys, strict=True):
+        want = expected[key]
+        got = arr.asnumpy()
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.reshape(want.shape) if want.ndim == 0 else got, want)
+        assert arr.context.device_type == "cpu"  # gpu and pinned arrays land on the CPU here
+
+
+def test_save_matches_mxnet_bytes_and_round_trips(tmp_path):
+    src = FIXTURES / "dict-params.params"
+    loaded = mx.nd.load(str(src))
+    out = tmp_path / "again.params"
+    mx.nd.save(str(out), loaded)
+    assert out.read_bytes() == src.read_bytes()
+    again = mx.nd.load_frombuffer(out.read_bytes())
+    assert list(again) == list(loaded)
+
+
+def test_list_and_dict_round_trip(tmp_path):
+    arrays = [mx.nd.array(np.arange(6).reshape(2, 3), dtype=d) for d in ("float32", "float16", "int64", "uint8")]
+    path = str(tmp_path / "list.nd")
+    mx.nd.save(path, arrays)
+    back = mx.nd.load(path)
+    assert [b.dtype for b in back] == [a.dtype for a in arrays]
+    mx.nd.save(path, {"a": arrays[0], "b": arrays[2]})
+    assert sorted(mx.nd.load(path)) == ["a", "b"]
+    mx.nd.save(path, arrays[0])
+    assert len(mx.nd.load(path)) == 1
+
+
+def test_truncated_and_corrupt_buffers_raise(tmp_path):
+    blob = (FIXTURES / "list-dtypes.nd").read_bytes()
+    for cut in (3, 16, 40, len(blob) // 2, len(blob) - 1):
+        with pytest.raises(mx.MXNetError):
+            mx.nd.load_frombuffer(blob[:cut])
+    with pytest.raises(mx.MXNetError, match="magic"):
+        mx.nd.load_frombuffer(b"\x00" * 64)
+    with pytest.raises(mx.MXNetError, match="row_sparse"):
+        mx.nd.load(str(FIXTURES / "row-sparse.nd"))
+
+
+def test_failed_save_leaves_no_partial_file(tmp_path):
+    path = tmp_path / "w.params"
+    mx.nd.save(str(path), {"w": mx.nd.ones((2,))})
+    before = path.read_bytes()
+    with pytest.raises(mx.MXNetError):
+        mx.nd.save(str(path), {"w": "not an array"})
+    assert path.read_bytes() == before
+    assert os.listdir(tmp_path) == ["w.params"]
+
+
+def test_random_seed_repeats_and_shuffle_permutes():
+    mx.random.seed(5)
+    a = mx.nd.random.uniform(-1, 1, (50,)).asnumpy()
+    n = mx.nd.random.normal(2, 3, (1000,)).asnumpy()
+    r = mx.nd.random.randint(0, 7, (100,)).asnumpy()
+    mx.random.seed(5)
+    np.testing.assert_array_equal(a, mx.nd.random.uniform(-1, 1, (50,)).asnumpy())
+    np.testing.assert_array_equal(n, mx.nd.random.normal(2, 3, (1000,)).asnumpy())
+    np.testing.assert_array_equal(r, mx.nd.random.randint(0, 7, (100,)).asnumpy())
+    assert a.min() >= -1 and a.max() < 1 and abs(n.mean() - 2) < 0.3 and r.dtype == np.int32
+    x = mx.nd.arange(20).reshape((10, 2))
+    s = mx.nd.random.shuffle(x).asnumpy()
+    assert sorted(map(tuple, s)) == sorted(map(tuple, x.asnumpy())) and not np.array_equal(s, x.asnumpy())
