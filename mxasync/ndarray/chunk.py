@@ -18,25 +18,32 @@ import numpy as np
 from ..runtime.context import Context
 from ..runtime.engine import Engine
 from ..runtime.storage import Storage
+from ..runtime.var import VarHandle
 
-__all__ = ["Chunk", "alloc_chunk"]
+__all__ = ["Chunk", "PooledChunk", "alloc_chunk"]
 
 _engine = Engine.get
 
 
 class Chunk:
+    """Memory plus the var that orders its uses; small chunks need nothing at deletion."""
+
     __slots__ = ("base", "var", "ctx", "handle", "__weakref__")
 
     def __init__(self, base, ctx: Context, handle=None):
         self.base = base
         self.ctx = ctx
         self.handle = handle
-        self.var = _engine().new_variable()
+        self.var = VarHandle(_engine())
+
+
+class PooledChunk(Chunk):
+    """A chunk whose memory came from the pool: deleting it returns the block after pending ops."""
+
+    __slots__ = ()
 
     def __del__(self):
         handle = self.handle
-        if handle is None:
-            return
         try:
             var = self.var
             storage = Storage.get(self.ctx)
@@ -57,7 +64,7 @@ def alloc_chunk(shape: tuple, dtype, ctx: Context, xp) -> Chunk:
         if nbytes >= storage.min_pooled:
             handle = storage.alloc(nbytes)
             base = handle.buffer[:nbytes].view(dtype).reshape(shape)
-            return Chunk(base, ctx, handle)
+            return PooledChunk(base, ctx, handle)
         return Chunk(np.empty(shape, dtype), ctx)
     return Chunk(xp.empty(shape, dtype), ctx)
 
