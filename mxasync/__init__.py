@@ -13,6 +13,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "MXAsyncError", "MXNetError", "Context", "cpu", "gpu", "cpu_pinned", "cpu_shared",
-    "current_context", "num_gpus", "backends", "context", "engine", "operator", "profiler", "random", "nd",
+    "current_context", "num_gpus", "backends", "context", "engine", "operator", "profiler", "random", "recordio", "nd",
     "ndarray",
 ]

@@ -1,0 +1,40 @@
+"""The ``mxasync`` command: ``mxasync <command> [options]``.
+
+Commands are small modules with a ``main(argv)``; they are imported only when
+named, so ``mxasync --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+# command -> (module, one-line help)
+COMMANDS = {
+    "im2rec": ("mxasync.tools.im2rec", "list and pack a folder of images into .lst/.rec/.idx"),
+}
+
+
+def _usage() -> str:
+    lines = ["usage: mxasync <command> [options]", "", "commands:"]
+    lines += [f"  {name:<10} {help_}" for name, (_, help_) in COMMANDS.items()]
+    lines += ["", "mxasync <command> --help shows a command's options."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(_usage())
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name not in COMMANDS:
+        print(f"mxasync: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[name][0])
+    result = module.main(rest)
+    return int(result or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
