@@ -26,6 +26,8 @@ def make_function(op_name: str):
                     inputs.append(kwargs.pop(a))
         elif variadic not in kwargs:
             kwargs[variadic] = len(inputs)
+        if name is not None:  # errors then say e.g. "FullyConnected(fc1): ..."
+            kwargs["name"] = name
         return invoke(op_name, inputs, out=out, **kwargs)
 
     fn.__name__ = op_name
