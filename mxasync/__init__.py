@@ -4,15 +4,31 @@
 awaitable twin for async code.
 """
 
-from . import backends, context, engine, ndarray, operator, profiler, random
+from . import (
+    backends,
+    context,
+    engine,
+    executor,
+    io,
+    ndarray,
+    operator,
+    profiler,
+    random,
+    recordio,
+    symbol,
+    viz,
+)
 from . import ndarray as nd
+from . import symbol as sym
 from .base import MXAsyncError, MXNetError
 from .runtime.context import Context, cpu, cpu_pinned, cpu_shared, current_context, gpu, num_gpus
+from .symbol import naming as name  # mx.name.NameManager / mx.name.Prefix
+from .symbol.naming import AttrScope
 
 __version__ = "0.1.0"
 
 __all__ = [
     "MXAsyncError", "MXNetError", "Context", "cpu", "gpu", "cpu_pinned", "cpu_shared",
-    "current_context", "num_gpus", "backends", "context", "engine", "operator", "profiler", "random", "recordio", "nd",
-    "ndarray",
+    "current_context", "num_gpus", "backends", "context", "engine", "executor", "io", "operator", "profiler",
+    "random", "recordio", "nd", "ndarray", "sym", "symbol", "viz", "name", "AttrScope",
 ]

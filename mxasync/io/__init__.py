@@ -12,6 +12,7 @@ from typing import Any
 from . import recordio
 from .base import DataBatch, DataDesc, DataIter
 from .csv_iter import CSVIter
+from .libsvm_iter import LibSVMIter
 from .mnist_iter import MNISTIter
 from .ndarray_iter import NDArrayIter
 from .prefetch import PrefetchingIter
@@ -19,13 +20,13 @@ from .resize_iter import ResizeIter
 
 __all__ = [
     "DataDesc", "DataBatch", "DataIter", "NDArrayIter", "ResizeIter", "PrefetchingIter", "CSVIter",
-    "MNISTIter", "LibSVMIter", "ImageRecordIter", "recordio", "image", "datasets",
+    "MNISTIter", "LibSVMIter", "ImageRecordIter", "ImageRecordUInt8Iter", "recordio", "image", "datasets",
 ]
 
 # name -> (module, attribute or None for the module itself), imported on first access
 _LAZY = {
     "ImageRecordIter": (".image_record_iter", "ImageRecordIter"),
-    "LibSVMIter": (".libsvm_iter", "LibSVMIter"),
+    "ImageRecordUInt8Iter": (".image_record_iter", "ImageRecordUInt8Iter"),
     "image": (".image", None),
     "datasets": (".datasets", None),
 }

@@ -70,31 +70,35 @@ class CSVIter(DataIter):
     def __init__(self, data_csv: str | os.PathLike[str], data_shape, batch_size: int,
                  label_csv: str | os.PathLike[str] | None = None, label_shape=(1,), round_batch: bool = True,
                  dtype: str | None = None, prefetch_buffer: int = 4, ctx=None,
-                 data_name: str = "data", label_name: str = "softmax_label", **kwargs):
+                 data_name: str = "data", label_name: str = "softmax_label"):
         super().__init__(int(batch_size))
-        unknown = set(kwargs) - {"part_index", "num_parts"}
-        if unknown:
-            raise TypeError(f"CSVIter: unknown arguments {sorted(unknown)}")
         name = "float32" if dtype is None else np.dtype(dtype).name
         if name not in _DTYPES:
             raise MXAsyncError(f"CSVIter: dtype {name} is not supported; use one of {sorted(_DTYPES)}")
         self.dtype = np.dtype(_DTYPES[name])
         self.data_shape = tuple(int(s) for s in data_shape)
         self.label_shape = tuple(int(s) for s in label_shape)
+        data = _read_csv(data_csv, self.data_shape, self.dtype, "data")
+        label = None if label_csv is None else _read_csv(label_csv, self.label_shape, self.dtype, "label")
+        self._setup(data, label, os.fspath(data_csv), round_batch, ctx, data_name, label_name)
+
+    def _setup(self, data: np.ndarray, label: np.ndarray | None, source: str, round_batch: bool, ctx,
+               data_name: str, label_name: str) -> None:
+        """Batching state over in-memory ``data``/``label`` (shared with ``LibSVMIter``)."""
+        kind = type(self).__name__
         self.round_batch = bool(round_batch)
         self._ctx = ctx
-        self._data = _read_csv(data_csv, self.data_shape, self.dtype, "data")
-        n = len(self._data)
-        if label_csv is None:
-            self._label = np.zeros((n, *self.label_shape), dtype=self.dtype)
-        else:
-            self._label = _read_csv(label_csv, self.label_shape, self.dtype, "label")
-            if len(self._label) != n:
-                raise MXAsyncError(f"CSVIter: data_csv has {n} rows but label_csv has {len(self._label)}")
+        self._data = data
+        n = len(data)
+        if label is None:
+            label = np.zeros((n, *self.label_shape), dtype=self.dtype)
+        elif len(label) != n:
+            raise MXAsyncError(f"{kind}: {source!r} has {n} rows but the label file has {len(label)}")
+        self._label = label
         if n == 0:
-            raise MXAsyncError(f"CSVIter: {os.fspath(data_csv)!r} has no rows")
+            raise MXAsyncError(f"{kind}: {source!r} has no rows")
         if self.round_batch and n < self.batch_size:
-            raise MXAsyncError(f"CSVIter: round_batch needs at least batch_size={self.batch_size} rows, got {n}")
+            raise MXAsyncError(f"{kind}: round_batch needs at least batch_size={self.batch_size} rows, got {n}")
         self.num_data = n
         # MXNet shows a (batch,) label for label_shape (1,)
         self._label_out = (self.batch_size,) if self.label_shape == (1,) else (self.batch_size, *self.label_shape)

@@ -19,7 +19,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ..base import MXAsyncError
-from ..ndarray import NDArray, concat
+from ..ndarray import NDArray, concat, take
 from ..ndarray import array as nd_array
 from .base import DataBatch, DataDesc, DataIter
 
@@ -157,15 +157,21 @@ class NDArrayIter(DataIter):
     def _take(self, sources, positions) -> list[NDArray]:
         """Copy examples ``positions`` (a slice or an index array over the shuffled order) of each source."""
         ax = self._axis
-        lead = (slice(None),) * ax
         if self._order is not None:
             positions = self._order[positions]
         elif isinstance(positions, np.ndarray) and positions.size and \
                 np.array_equal(positions, np.arange(positions[0], positions[0] + positions.size)):
             positions = slice(int(positions[0]), int(positions[0]) + positions.size)
         if isinstance(positions, slice):
+            lead = (slice(None),) * ax
             return [arr[lead + (positions,)].copy() for _, arr in sources]
-        return [arr[lead + (positions,)] for _, arr in sources]  # advanced indexing gathers a copy
+        index: dict = {}  # one index array per context, shared by the sources there
+        out = []
+        for _, arr in sources:  # one gather op per source (``take`` is ~2x faster than fancy indexing)
+            if arr.context not in index:
+                index[arr.context] = nd_array(positions, ctx=arr.context, dtype=np.int64)
+            out.append(take(arr, index[arr.context], axis=ax))
+        return out
 
     def _batchify(self, sources, which: str) -> list[NDArray]:
         bs, n, cur = self.batch_size, self.num_data, self.cursor
@@ -176,9 +182,11 @@ class NDArrayIter(DataIter):
             if cached is None:
                 raise MXAsyncError("NDArrayIter: roll_over has no cached examples for this epoch; "
                                    "call hard_reset()")
+            if cur + bs > n:
+                raise MXAsyncError(f"NDArrayIter: roll_over needs batch_size ({bs}) <= the number of examples ({n})")
             setattr(self, f"_cache_{which}", None)
             head = self._take(sources, slice(0, cur + bs))
-            return [concat(c, h, dim=self._axis) for c, h in zip(cached, head)]
+            return [concat(c, h, dim=self._axis) for c, h in zip(cached, head, strict=True)]
         if self.last_batch_handle == "pad" and cur + bs > n:
             # MXNet tiles the data from the start as often as needed
             pos = np.concatenate([np.arange(cur, n), np.resize(np.arange(n), cur + bs - n)])

@@ -179,7 +179,7 @@ class NDArray:
         # advanced indexing copies, ordered after pending writes
         src = self
         index = key
-        result_shape = np.empty(self.shape, dtype=np.bool_)[index].shape
+        result_shape = np.broadcast_to(np.empty((), dtype=np.bool_), self.shape)[index].shape  # no allocation
         out = _empty(result_shape, self.dtype, self._ctx)
         out_data = out._data
 

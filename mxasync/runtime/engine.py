@@ -187,7 +187,7 @@ class Engine:
         self.num_workers = num_workers or default_worker_threads()
         # Ops measured below this many seconds run in the thread that readied them.
         self.inline_threshold = env_float(50.0, "MXASYNC_INLINE_THRESHOLD_US") * 1e-6
-        self.yield_above = env_int(1024, "MXASYNC_YIELD_ABOVE_PENDING")
+        self.yield_above = env_int(64, "MXASYNC_YIELD_ABOVE_PENDING")
         self.max_backlog = env_int(4 * self.num_workers, "MXASYNC_POOL_BACKLOG")
         self.bulk_size = env_int(15, "MXASYNC_EXEC_BULK_EXEC_MAX_NODE", "MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN")
         self._init_state()

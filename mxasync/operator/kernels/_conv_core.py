@@ -63,13 +63,15 @@ def conv_backward_data(
 ) -> Array:
     """Gradient of :func:`conv_forward` w.r.t. ``x``: ``w_g^T @ dy`` then col2im.
 
-    With unit stride it is instead a correlation of ``dy`` with the flipped kernel,
-    which copies (im2col) where col2im would accumulate: ~15% faster on numpy.
+    With unit stride, and when ``dy`` has no more elements than ``x``, it is instead
+    a correlation of ``dy`` with the flipped kernel: that copies (im2col) where
+    col2im would accumulate, ~15% faster on numpy for same-size layers.
     """
     n = dy.shape[0]
     g, fg, ckg = w_g.shape
     flipped_pad = tuple(d * (k - 1) - p for k, d, p in zip(kernel, dilate, pad, strict=True))
-    if all(s == 1 for s in stride) and min(flipped_pad) >= 0:
+    smaller = prod(dy.shape[1:]) <= g * ckg // prod(kernel) * prod(in_spatial)
+    if smaller and all(s == 1 for s in stride) and min(flipped_pad) >= 0:
         cg = ckg // prod(kernel)
         w_k = w_g.reshape((g, fg, cg) + kernel)[(Ellipsis,) + (slice(None, None, -1),) * len(kernel)]
         w_flip = xp.ascontiguousarray(w_k.swapaxes(1, 2)).reshape(g, cg, fg * prod(kernel))

@@ -34,6 +34,15 @@ def ntuple(value: int | Sequence[int] | None, n: int, default: int) -> Shape:
     return value
 
 
+LAYOUTS = (None, "NCW", "NCHW", "NCDHW")
+
+
+def check_layout(layout: str | None, op: str) -> None:
+    """Only channels-first layouts are implemented (MXNet's default)."""
+    if layout not in LAYOUTS:
+        raise NotImplementedError(f"{op}: layout {layout!r} is not supported; use channels-first (NCW/NCHW/NCDHW)")
+
+
 def prod(values: Sequence[int]) -> int:
     return math.prod(int(v) for v in values)
 
@@ -61,21 +70,6 @@ def window_slices(offsets: Sequence[int], dilate: Sequence[int], stride: Sequenc
     return tuple(
         slice(o * d, o * d + s * (n - 1) + 1, s) for o, d, s, n in zip(offsets, dilate, stride, out, strict=True)
     )
-
-
-def scatter_add(xp: Any, target: Array, index: Any, values: Array) -> None:
-    """``target[index] += values`` with repeated indices accumulated (np.add.at semantics)."""
-    if xp is numpy:
-        numpy.add.at(target, index, values)
-        return
-    try:  # CuPy keeps its unbuffered add in cupyx
-        import cupyx
-
-        cupyx.scatter_add(target, index, values)
-    except ImportError:  # a backend without either: fall back to a host round trip
-        host = numpy.asarray(target)
-        numpy.add.at(host, index, numpy.asarray(values))
-        target[...] = xp.asarray(host)
 
 
 def erf(xp: Any, x: Array) -> Array:

@@ -10,15 +10,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._conv_core import conv_backward_data, conv_backward_weight, conv_forward
-from ._util import Array
+from ._util import Array, check_layout
 from .im2col import conv_params
-
-_LAYOUTS = (None, "NCW", "NCHW", "NCDHW")
-
-
-def _check_layout(layout: str | None, op: str) -> None:
-    if layout not in _LAYOUTS:
-        raise NotImplementedError(f"{op}: layout {layout!r} is not supported; use channels-first (NCW/NCHW/NCDHW)")
 
 
 def bias_shape(ndim: int) -> tuple[int, ...]:
@@ -49,7 +42,7 @@ def convolution(
            [26., 30., 34.],
            [42., 46., 50.]])
     """
-    _check_layout(layout, "Convolution")
+    check_layout(layout, "Convolution")
     kernel, stride, dilate, pad = conv_params(data.ndim - 2, kernel, stride, dilate, pad)
     f = weight.shape[0]
     w_g = weight.reshape(num_group, f // num_group, -1)
@@ -76,7 +69,7 @@ def convolution_backward(
     need_weight_grad: bool = True,
 ) -> tuple[Array | None, Array | None, Array | None]:
     """Gradients ``(data_grad, weight_grad, bias_grad)``; a part not needed (or no bias) is ``None``."""
-    _check_layout(layout, "Convolution")
+    check_layout(layout, "Convolution")
     kernel, stride, dilate, pad = conv_params(data.ndim - 2, kernel, stride, dilate, pad)
     f = weight.shape[0]
     dx = dw = db = None

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._conv_core import conv_backward_data, conv_backward_weight, conv_forward
-from ._util import Array, Shape, ntuple
-from .convolution import _check_layout, bias_shape
+from ._util import Array, Shape, check_layout, ntuple
+from .convolution import bias_shape
 from .im2col import conv_params
 
 
@@ -86,7 +86,7 @@ def deconvolution(
            [2., 4., 2.],
            [1., 2., 1.]])
     """
-    _check_layout(layout, "Deconvolution")
+    check_layout(layout, "Deconvolution")
     kernel, stride, dilate, pad, adj = _resolve(data, kernel, stride, dilate, pad, adj, target_shape)
     c = weight.shape[0]
     w_g = weight.reshape(num_group, c // num_group, -1)
@@ -116,7 +116,7 @@ def deconvolution_backward(
     need_weight_grad: bool = True,
 ) -> tuple[Array | None, Array | None, Array | None]:
     """Gradients ``(data_grad, weight_grad, bias_grad)``; parts not needed (or no bias) are ``None``."""
-    _check_layout(layout, "Deconvolution")
+    check_layout(layout, "Deconvolution")
     kernel, stride, dilate, pad, adj = _resolve(data, kernel, stride, dilate, pad, adj, target_shape)
     c = weight.shape[0]
     dx = dw = db = None

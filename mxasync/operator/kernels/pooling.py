@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy
 
-from ._util import Array, Shape, crop_spatial, ntuple, pad_spatial, window_slices
+from ._util import Array, Shape, check_layout, crop_spatial, ntuple, pad_spatial, window_slices
 
 _TYPES = ("max", "avg", "sum", "lp")
 
@@ -80,7 +80,8 @@ def _offsets(kernel: Shape):
     return itertools.product(*(range(k) for k in kernel))
 
 
-def _prepare(xp, data, kernel, pool_type, global_pool, pooling_convention, stride, pad):
+def _prepare(xp, data, kernel, pool_type, global_pool, pooling_convention, stride, pad, layout=None):
+    check_layout(layout, "Pooling")
     if pool_type not in _TYPES:
         raise ValueError(f"Pooling: pool_type must be one of {_TYPES}, got {pool_type!r}")
     kernel, stride, before, after, osp = _geometry(data, kernel, stride, pad, global_pool, pooling_convention)
@@ -117,7 +118,7 @@ def pooling(
            [11. , 12.5]])
     """
     kernel, stride, before, _, osp, xpad, windows = _prepare(
-        xp, data, kernel, pool_type, global_pool, pooling_convention, stride, pad
+        xp, data, kernel, pool_type, global_pool, pooling_convention, stride, pad, layout
     )
     if pool_type == "max":
         return _pooling_max(xp, xpad, windows)
@@ -163,7 +164,7 @@ def pooling_backward(
 ) -> Array:
     """Gradient w.r.t. ``data``; ``out`` (the forward output) serves max and lp and is recomputed if None."""
     kernel, stride, before, after, osp, xpad, windows = _prepare(
-        xp, data, kernel, pool_type, global_pool, pooling_convention, stride, pad
+        xp, data, kernel, pool_type, global_pool, pooling_convention, stride, pad, layout
     )
     grad = xp.zeros(xpad.shape, dtype=out_grad.dtype)
     if pool_type == "max":

@@ -17,6 +17,7 @@ CASES = [
     ((1, 4, 7, 6), 6, (3, 2), (2, 1), (1, 2), (1, 0), 2),
     ((2, 6, 5, 5), 6, (2, 2), (2, 2), (1, 1), (0, 1), 3),
     ((1, 4, 5, 5), 4, (3, 3), (1, 1), (1, 1), (1, 1), 4),  # depthwise
+    ((1, 4, 8, 7), 2, (3, 2), (1, 1), (2, 1), (1, 1), 2),  # unit stride: data grad by flipped correlation
     ((1, 2, 4, 5, 4), 3, (2, 3, 2), (1, 2, 1), (1, 1, 2), (1, 0, 1), 1),
 ]
 IDS = [f"{len(c[2])}d-k{c[2]}-s{c[3]}-d{c[4]}-p{c[5]}-g{c[6]}" for c in CASES]
@@ -28,7 +29,10 @@ def conv_reference(x, w, b, stride, dilate, pad, groups):
     f, cg = w.shape[:2]
     kernel = w.shape[2:]
     xp = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in pad])
-    osp = [(s + 2 * p - d * (k - 1) - 1) // st + 1 for s, k, st, d, p in zip(x.shape[2:], kernel, stride, dilate, pad, strict=True)]
+    osp = [
+        (s + 2 * p - d * (k - 1) - 1) // st + 1
+        for s, k, st, d, p in zip(x.shape[2:], kernel, stride, dilate, pad, strict=True)
+    ]
     out = np.zeros((n, f, *osp))
     fg = f // groups
     for i, o in itertools.product(range(n), range(f)):
@@ -58,7 +62,15 @@ def test_forward_matches_loops(case, dtype, rng, check):
     x, w, b, kw = _make(rng, case, dtype)
     out = convolution(np, x, w, b, **kw)
     assert out.dtype == dtype
-    ref = conv_reference(x.astype(np.float64), w.astype(np.float64), b.astype(np.float64), kw["stride"], kw["dilate"], kw["pad"], kw["num_group"])
+    ref = conv_reference(
+        x.astype(np.float64),
+        w.astype(np.float64),
+        b.astype(np.float64),
+        kw["stride"],
+        kw["dilate"],
+        kw["pad"],
+        kw["num_group"],
+    )
     check.close(out, ref, dtype)
 
 
@@ -70,6 +82,16 @@ def test_backward_matches_numerical(case, rng, check):
     check.grad(lambda v: convolution(np, v, w, b, **kw), x, head, dx, "data")
     check.grad(lambda v: convolution(np, x, v, b, **kw), w, head, dw, "weight")
     check.grad(lambda v: convolution(np, x, w, v, **kw), b, head, db, "bias")
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_backward_float32(case, rng, check):
+    x, w, b, kw = _make(rng, case, np.float64)
+    head = rng.standard_normal(convolution(np, x, w, b, **kw).shape)
+    f32 = [a.astype(np.float32) for a in (head, x, w)]
+    for got, exp in zip(convolution_backward(np, *f32, **kw), convolution_backward(np, head, x, w, **kw), strict=True):
+        assert got.dtype == np.float32
+        check.close(got, exp, np.float32)
 
 
 def test_no_bias_and_partial_grads(rng, check):

@@ -27,7 +27,10 @@ def deconv_reference(x, w, b, stride, dilate, pad, adj, groups):
     fg = w.shape[1]
     kernel = w.shape[2:]
     cg = c // groups
-    full = [s * (i - 1) + d * (k - 1) + 1 + a for i, k, s, d, a in zip(x.shape[2:], kernel, stride, dilate, adj, strict=True)]
+    full = [
+        s * (i - 1) + d * (k - 1) + 1 + a
+        for i, k, s, d, a in zip(x.shape[2:], kernel, stride, dilate, adj, strict=True)
+    ]
     out = np.zeros((n, fg * groups, *full))
     for i, ci in itertools.product(range(n), range(c)):
         g = ci // cg
@@ -47,7 +50,9 @@ def _make(rng, case, dtype):
     x = rng.standard_normal(shape).astype(dtype)
     w = rng.standard_normal((shape[1], f // groups, *kernel)).astype(dtype)
     b = rng.standard_normal(f).astype(dtype)
-    kw = dict(kernel=kernel, stride=stride, dilate=dilate, pad=pad, adj=adj, num_filter=f, num_group=groups, no_bias=False)
+    kw = dict(
+        kernel=kernel, stride=stride, dilate=dilate, pad=pad, adj=adj, num_filter=f, num_group=groups, no_bias=False
+    )
     return x, w, b, kw
 
 
@@ -72,6 +77,17 @@ def test_backward_matches_numerical(case, rng, check):
     check.grad(lambda v: deconvolution(np, x, w, v, **kw), b, head, db, "bias")
 
 
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_backward_float32(case, rng, check):
+    x, w, b, kw = _make(rng, case, np.float64)
+    head = rng.standard_normal(deconvolution(np, x, w, b, **kw).shape)
+    f32 = [a.astype(np.float32) for a in (head, x, w)]
+    pairs = zip(deconvolution_backward(np, *f32, **kw), deconvolution_backward(np, head, x, w, **kw), strict=True)
+    for got, exp in pairs:
+        assert got.dtype == np.float32
+        check.close(got, exp, np.float32)
+
+
 def test_default_no_bias_is_true(rng):
     x, w, b, kw = _make(rng, CASES[2], np.float64)
     kw.pop("no_bias")
@@ -81,8 +97,12 @@ def test_default_no_bias_is_true(rng):
 
 @pytest.mark.parametrize(
     "target,pad,adj,shape",
-    [((10, 10), (1, 1), (1, 1), (10, 10)), ((9, 9), (1, 1), (0, 0), (9, 9)), ((8, 11), (2, 0), (1, 0), (8, 11)),
-     ((0, 0), (0, 0), (0, 0), (11, 11))],
+    [
+        ((10, 10), (1, 1), (1, 1), (10, 10)),
+        ((9, 9), (1, 1), (0, 0), (9, 9)),
+        ((8, 11), (2, 0), (1, 0), (8, 11)),
+        ((0, 0), (0, 0), (0, 0), (11, 11)),
+    ],
 )
 def test_target_shape_sets_pad_and_adj(target, pad, adj, shape, rng):
     """MXNet: excess = full - target, pad = ceil(excess/2), adj = excess % 2; explicit pad/adj are ignored."""

@@ -59,8 +59,14 @@ def _bn(a, p):
     if not kw["use_global_stats"]:  # MXNet updates the moving stats in its backward pass
         K.batch_norm_update_moving(np, mm, mv, mean, invstd, p.get("momentum", 0.9), p["eps"])
     return dict(
-        out=out, mean=mean, var=invstd, grad_data=dx, grad_gamma=dg, grad_beta=db,
-        moving_mean_after=mm, moving_var_after=mv,
+        out=out,
+        mean=mean,
+        var=invstd,
+        grad_data=dx,
+        grad_gamma=dg,
+        grad_beta=db,
+        moving_mean_after=mm,
+        moving_var_after=mv,
     )
 
 
@@ -86,7 +92,9 @@ def _act(a, p):
 
 
 def _softmax(a, p):
-    fwd, bwd = (K.softmax, K.softmax_backward) if a["_case"].startswith("softmax") else (K.log_softmax, K.log_softmax_backward)
+    fwd, bwd = (
+        (K.softmax, K.softmax_backward) if a["_case"].startswith("softmax") else (K.log_softmax, K.log_softmax_backward)
+    )
     out = fwd(np, a["data"], **p)
     return dict(out=out, grad_data=bwd(np, a["head"], out, **p))
 
@@ -122,9 +130,19 @@ def _optimizer(a, p):
 
 
 DISPATCH = [
-    ("conv", _conv), ("deconv", _deconv), ("pool", _pool), ("bn", _bn), ("lrn", _lrn), ("leaky", _leaky),
-    ("act", _act), ("softmax", _softmax), ("log_softmax", _softmax), ("fc", _fc), ("so_", _softmax_output),
-    ("reg_", _regression), ("opt_", _optimizer),
+    ("conv", _conv),
+    ("deconv", _deconv),
+    ("pool", _pool),
+    ("bn", _bn),
+    ("lrn", _lrn),
+    ("leaky", _leaky),
+    ("act", _act),
+    ("softmax", _softmax),
+    ("log_softmax", _softmax),
+    ("fc", _fc),
+    ("so_", _softmax_output),
+    ("reg_", _regression),
+    ("opt_", _optimizer),
 ]
 
 

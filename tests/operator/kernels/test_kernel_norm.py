@@ -69,6 +69,21 @@ def test_batch_norm_backward(shape, axis, params, rng, check):
         check.grad(lambda v: f(gv=v), gamma, head, dgamma, "gamma")
 
 
+@pytest.mark.parametrize("shape,axis,params", BN_CASES, ids=BN_IDS)
+def test_batch_norm_backward_float32(shape, axis, params, rng, check):
+    x, gamma, beta, mm, mv = _bn_inputs(rng, shape, axis)
+    head = rng.standard_normal(shape)
+    bwd = {k: v for k, v in params.items() if k != "eps"}
+    results = []
+    for dt in (np.float32, np.float64):
+        args = [a.astype(dt) for a in (x, gamma, beta, mm, mv)]
+        _, mean, invstd = batch_norm(np, *args, axis=axis, **params)
+        results.append(batch_norm_backward(np, head.astype(dt), args[0], args[1], mean, invstd, axis=axis, **bwd))
+    for got, exp in zip(*results, strict=True):
+        assert got.dtype == np.float32
+        check.close(got, exp, np.float32)
+
+
 def test_batch_norm_float16_accumulates_in_float32(rng, check):
     x = (rng.standard_normal((8, 3, 4)) * 3 + 100).astype(np.float16)
     g, b, mm, mv = np.ones(3, np.float16), np.zeros(3, np.float16), np.zeros(3, np.float16), np.ones(3, np.float16)

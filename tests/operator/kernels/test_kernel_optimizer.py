@@ -79,8 +79,10 @@ def test_update_in_place(name, common, dtype, rng, check):
     ref, n_states, extra = SPECS[name]
     w = rng.standard_normal(6).astype(dtype)
     g = (rng.standard_normal(6) * 3).astype(dtype)
-    states = [(np.abs(rng.standard_normal(6)) + (1.0 if i == 0 and "rmspropalex" in name else 0.0)).astype(dtype)
-              for i in range(n_states)]
+    states = [
+        (np.abs(rng.standard_normal(6)) + (1.0 if i == 0 and "rmspropalex" in name else 0.0)).astype(dtype)
+        for i in range(n_states)
+    ]
     if "rmspropalex" in name:  # keep n - g^2 positive
         states[1] *= 0.1
     params = dict(common, **extra)

@@ -17,23 +17,43 @@ CASES = [
     ((2, 2, 6, 7), dict(kernel=(3, 3), stride=(2, 2), pool_type="max", pooling_convention="full")),
     ((1, 3, 5, 6), dict(kernel=(2, 3), stride=(1, 2), pad=(1, 1), pool_type="max")),
     ((2, 2, 6, 7), dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="avg", pooling_convention="full")),
-    ((2, 2, 6, 7), dict(kernel=(3, 2), stride=(2, 3), pad=(1, 1), pool_type="avg", count_include_pad=False,
-                        pooling_convention="full")),
+    (
+        (2, 2, 6, 7),
+        dict(
+            kernel=(3, 2),
+            stride=(2, 3),
+            pad=(1, 1),
+            pool_type="avg",
+            count_include_pad=False,
+            pooling_convention="full",
+        ),
+    ),
     ((1, 2, 5, 5), dict(kernel=(2, 2), stride=(2, 2), pad=(1, 0), pool_type="avg")),
     ((2, 2, 6, 7), dict(kernel=(2, 3), stride=(2, 2), pad=(1, 0), pool_type="sum")),
     ((2, 3, 4, 5), dict(global_pool=True, pool_type="avg")),
     ((2, 3, 4, 5), dict(kernel=(9, 9), global_pool=True, pool_type="max")),
     ((1, 2, 4, 4), dict(kernel=(2, 2), stride=(2, 2), pool_type="lp", p_value=2)),
     ((1, 2, 4, 4), dict(kernel=(2, 2), stride=(1, 1), pool_type="lp", p_value=3)),
-    ((1, 2, 4, 5, 4), dict(kernel=(2, 3, 2), stride=(2, 1, 2), pad=(0, 1, 1), pool_type="max",
-                           pooling_convention="full")),
+    (
+        (1, 2, 4, 5, 4),
+        dict(kernel=(2, 3, 2), stride=(2, 1, 2), pad=(0, 1, 1), pool_type="max", pooling_convention="full"),
+    ),
     ((1, 2, 4, 5, 4), dict(kernel=(2, 2, 3), stride=(1, 2, 2), pad=(1, 0, 1), pool_type="avg")),
 ]
 IDS = [f"{len(s) - 2}d-{p['pool_type']}-{p.get('pooling_convention', 'valid')}-{i}" for i, (s, p) in enumerate(CASES)]
 
 
-def pool_reference(x, kernel=None, pool_type="max", global_pool=False, pooling_convention="valid", stride=None,
-                   pad=None, p_value=2, count_include_pad=None):
+def pool_reference(
+    x,
+    kernel=None,
+    pool_type="max",
+    global_pool=False,
+    pooling_convention="valid",
+    stride=None,
+    pad=None,
+    p_value=2,
+    count_include_pad=None,
+):
     nsp = x.ndim - 2
     if global_pool:
         kernel, stride, pad = x.shape[2:], (1,) * nsp, (0,) * nsp
@@ -57,7 +77,9 @@ def pool_reference(x, kernel=None, pool_type="max", global_pool=False, pooling_c
                 if count_include_pad is False:
                     count = np.prod([b - a for a, b in zip(lo, hi, strict=True)])
                 else:  # the window clipped to the padded input (x + pad), as MXNet counts
-                    count = np.prod([min(s + k, n + p) - s for s, k, n, p in zip(start, kernel, x.shape[2:], pad, strict=True)])
+                    count = np.prod(
+                        [min(s + k, n + p) - s for s, k, n, p in zip(start, kernel, x.shape[2:], pad, strict=True)]
+                    )
                 val = val / count
         out[(Ellipsis,) + pos] = val
     return out
@@ -88,12 +110,22 @@ def test_backward_matches_numerical(shape, params, rng, check):
     check.grad(lambda v: pooling(np, v, **params), x, head, grad)
 
 
+@pytest.mark.parametrize("shape,params", CASES, ids=IDS)
+def test_backward_float32(shape, params, rng, check):
+    x = _data(rng, shape, params, np.float64)
+    head = rng.standard_normal(pooling(np, x, **params).shape)
+    got = pooling_backward(np, head.astype(np.float32), x.astype(np.float32), **params)
+    assert got.dtype == np.float32
+    check.close(got, pooling_backward(np, head, x, **params), np.float32)
+
+
 def test_max_gradient_goes_to_first_maximum(check):
     x = np.array([[[[1.0, 3.0, 3.0], [3.0, 0.0, 3.0], [2.0, 3.0, 1.0]]]])
     params = dict(kernel=(2, 2), stride=(1, 1), pool_type="max")
-    grad = pooling_backward(np, np.ones((1, 1, 2, 2)), x, **params)
-    # windows (row-major first max): (0,1), (0,1), (1,0), (1,2)
-    check.close(grad[0, 0], [[0, 2, 0], [1, 0, 1], [0, 0, 0]])
+    for out in (None, pooling(np, x, **params)):  # the forward output may be handed in
+        grad = pooling_backward(np, np.ones((1, 1, 2, 2)), x, out=out, **params)
+        # windows (row-major first max): (0,1), (0,1), (1,0), (1,2)
+        check.close(grad[0, 0], [[0, 2, 0], [1, 0, 1], [0, 0, 0]])
 
 
 def test_lp_backward_uses_given_output(rng, check):
@@ -106,8 +138,16 @@ def test_lp_backward_uses_given_output(rng, check):
 
 @pytest.mark.parametrize(
     "size,kernel,stride,pad,convention,expected",
-    [(28, 2, 2, 0, "valid", 14), (7, 3, 2, 0, "valid", 3), (6, 3, 2, 0, "full", 3), (6, 3, 2, 0, "valid", 2),
-     (56, 3, 2, 1, "valid", 28), (10, 3, 3, 1, "full", 4), (5, 2, 2, 1, "full", 4), (10, 3, 3, 0, "same", 4)],
+    [
+        (28, 2, 2, 0, "valid", 14),
+        (7, 3, 2, 0, "valid", 3),
+        (6, 3, 2, 0, "full", 3),
+        (6, 3, 2, 0, "valid", 2),
+        (56, 3, 2, 1, "valid", 28),
+        (10, 3, 3, 1, "full", 4),
+        (5, 2, 2, 1, "full", 4),
+        (10, 3, 3, 0, "same", 4),
+    ],
 )
 def test_output_size_formulas(size, kernel, stride, pad, convention, expected):
     assert pool_out_size(size, kernel, stride, pad, convention) == expected

@@ -138,6 +138,9 @@ def test_regression_outputs(kind, shape, rng, check):
     expected = (np.sign(diff) if kind == "mae" else diff) * 1.5 / per_sample
     check.close(bwd(np, out, label, grad_scale=1.5), expected)
     if kind != "mae":  # linear/logistic are the gradients of squared error / cross entropy w.r.t. data
-        loss = (lambda v: 0.5 * ((v - label) ** 2).sum()) if kind == "linear" else (
-            lambda v: -(label * np.log(fwd(np, v)) + (1 - label) * np.log(1 - fwd(np, v))).sum())
+        loss = (
+            (lambda v: 0.5 * ((v - label) ** 2).sum())
+            if kind == "linear"
+            else (lambda v: -(label * np.log(fwd(np, v)) + (1 - label) * np.log(1 - fwd(np, v))).sum())
+        )
         check.close(bwd(np, out, label), _numgrad_scalar(loss, x.copy()) / per_sample, np.float32)

@@ -1,0 +1,232 @@
+"""``Executor``: a bound graph that runs forward and backward as engine pushes.
+
+Binding infers every shape and type, builds the gradient ops, plans memory,
+allocates one chunk per storage block and compiles one closure per op.
+``forward``/``backward`` then only push, grouped into bulk segments of
+``Engine.get().bulk_size`` ops; results are NDArrays, so scripts read them
+with ``asnumpy()`` and async code ``await``s them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..base import MXAsyncError
+from ..ndarray.chunk import alloc_chunk
+from ..ndarray.ndarray import NDArray, array
+from ..operator import OpReqType
+from ..runtime.engine import Engine
+from ..symbol.indexed import IndexedGraph
+from ..symbol.infer import infer_graph
+from .gradient import EntryInfo, ExecOp, build_backward
+from .memory import PlanOp, plan_memory
+from .program import compile_ops
+
+__all__ = ["Executor"]
+
+
+class Executor:
+    """Made by ``Symbol.simple_bind`` / ``Symbol.bind``; holds the arrays of one bound graph."""
+
+    def __init__(self, sym, ctx, arg_arrays: list, grad_arrays: list, grad_reqs: list, aux_arrays: list,
+                 shared_exec: Executor | None = None):
+        from ..backends import get_backend
+
+        self._symbol = sym
+        self._ctx = ctx
+        self._xp = get_backend(ctx.device_type).xp
+        g = self._graph = IndexedGraph(sym)
+        names = [g.nodes[i].name for i in g.input_nodes]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise MXAsyncError(f"bind: the symbol has several inputs named {sorted(dup)}")
+        self.arg_arrays, self.grad_arrays, self.aux_arrays = list(arg_arrays), list(grad_arrays), list(aux_arrays)
+        self._grad_reqs = [OpReqType.parse(r) for r in grad_reqs]
+        self._monitor = None
+        self._monitor_all = False
+        self._build(shared_exec)
+
+    # -- binding ---------------------------------------------------------------
+    def _build(self, shared_exec) -> None:
+        g = self._graph
+        var_arrays = dict(zip(g.arg_nodes, self.arg_arrays, strict=True))
+        var_arrays.update(zip(g.aux_nodes, self.aux_arrays, strict=True))
+        shapes = infer_graph(g, {n: a.shape for n, a in var_arrays.items()}, "shape")
+        types = infer_graph(g, {n: np.dtype(a.dtype) for n, a in var_arrays.items()}, "type")
+        entries: list[EntryInfo] = []
+        for node in g.nodes:
+            for k in range(node.num_outputs()):
+                e = len(entries)
+                if shapes[e] is None or types[e] is None:
+                    raise MXAsyncError(f"bind: cannot infer the {'shape' if shapes[e] is None else 'type'} of "
+                                       f"{node.output_name(k)!r}")
+                entries.append(EntryInfo(shapes[e], types[e], node.output_name(k), external=node.is_variable))
+        fwd_ops = []
+        for nid, node in enumerate(g.nodes):
+            if node.is_variable:
+                continue
+            args, _ = g.split_inputs(nid)
+            outs = list(range(g.entry_ptr[nid], g.entry_ptr[nid + 1]))
+            pairs = node.prop.forward_inplace_option([("in", k) for k in range(len(args))],
+                                                     [("out", k) for k in range(len(outs))])
+            tok = {("in", k): e for k, e in enumerate(args)} | {("out", k): e for k, e in enumerate(outs)}
+            fwd_ops.append(ExecOp("forward", nid, reads=list(args), writes=outs,
+                                  inplace=[(tok[a], tok[b]) for a, b in pairs]))
+        grad_req = {nid: r for nid, r in zip(g.arg_nodes, self._grad_reqs, strict=True)}
+        self._bwd_ops, self._head_grads, self._arg_grad_entries = [], [], {}
+        if any(r != OpReqType.NULL for r in self._grad_reqs):
+            self._bwd_ops, self._head_grads, self._arg_grad_entries = build_backward(g, entries, grad_req)
+        self._entries = entries
+        nbytes = [int(np.prod(e.shape, dtype=np.int64)) * np.dtype(e.dtype).itemsize for e in entries]
+        external = {i for i, e in enumerate(entries) if e.external}
+        ops = self._ops = fwd_ops + self._bwd_ops
+        self._plan = plan_memory(nbytes, [PlanOp(o.reads, o.writes, o.inplace) for o in ops], external,
+                                 persistent=set(g.heads))
+        self._unplanned = plan_memory(nbytes, [PlanOp(o.reads, o.writes) for o in ops], external,
+                                      persistent=set(g.heads), enabled=False)
+        self._allocate(var_arrays, shared_exec)
+        self._fwd_steps = compile_ops(self, fwd_ops)
+        self._bwd_steps = compile_ops(self, self._bwd_ops)
+        self.outputs = [self._arrays[e] for e in g.heads]
+
+    def _allocate(self, var_arrays: dict, shared_exec) -> None:
+        g, plan = self._graph, self._plan
+        reuse = shared_exec._blocks if shared_exec is not None else []
+        self._blocks = []
+        for b, size in enumerate(plan.block_sizes):
+            old = reuse[b] if b < len(reuse) else None
+            self._blocks.append(old if old is not None and old.base.size >= size
+                                else alloc_chunk((max(size, 1),), np.uint8, self._ctx, self._xp))
+        arrays: list = [None] * len(self._entries)
+        for nid, a in var_arrays.items():
+            arrays[g.entry_ptr[nid]] = a
+        for nid, e in self._arg_grad_entries.items():
+            arrays[e] = self.grad_arrays[g.arg_nodes.index(nid)]
+        for e in self._head_grads:
+            if e is not None and arrays[e] is None:
+                info = self._entries[e]
+                arrays[e] = array(np.ones(info.shape, info.dtype), ctx=self._ctx, dtype=info.dtype)
+        for e, info in enumerate(self._entries):
+            if arrays[e] is None:
+                b = plan.storage[e]
+                if b < 0:  # written by no op (an unused hidden output): give it its own memory
+                    chunk = alloc_chunk(info.shape, info.dtype, self._ctx, self._xp)
+                    arrays[e] = NDArray(chunk, chunk.base)
+                    continue
+                chunk = self._blocks[b]
+                n = int(np.prod(info.shape, dtype=np.int64)) * np.dtype(info.dtype).itemsize
+                arrays[e] = NDArray(chunk, chunk.base[:n].view(info.dtype).reshape(info.shape))
+        self._arrays = arrays
+
+    # -- running --------------------------------------------------------------------
+    def forward(self, is_train: bool = False, **kwargs: Any) -> list[NDArray]:
+        """Run the graph; ``kwargs`` are copied into the named arguments first."""
+        for name, value in kwargs.items():
+            if name not in self.arg_dict:
+                raise MXAsyncError(f"forward: unknown argument {name!r}; arguments are {list(self.arg_dict)}")
+            self.arg_dict[name][:] = value
+        self._run(self._fwd_steps, 1 if is_train else 0, monitor=True)
+        return self.outputs
+
+    async def forward_async(self, is_train: bool = False, **kwargs: Any) -> list[NDArray]:
+        """``forward``, then wait (without blocking the event loop) until the outputs are ready."""
+        outs = self.forward(is_train, **kwargs)
+        for o in outs:
+            await o
+        return outs
+
+    def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
+        """Push the gradient ops; ``out_grads`` (one per output) seed heads whose op needs them."""
+        if not self._bwd_ops and not any(r != OpReqType.NULL for r in self._grad_reqs):
+            raise MXAsyncError("backward: the executor was bound with grad_req='null' everywhere")
+        if out_grads is not None:
+            if isinstance(out_grads, NDArray):
+                out_grads = [out_grads]
+            if len(out_grads) != len(self.outputs):
+                raise MXAsyncError(f"backward: {len(out_grads)} out_grads for {len(self.outputs)} outputs")
+            for e, og in zip(self._head_grads, out_grads, strict=True):
+                if e is not None and og is not None:
+                    self._arrays[e][:] = og
+        self._run(self._bwd_steps, 1, monitor=False)
+
+    def _run(self, steps, flag: int, monitor: bool) -> None:
+        eng = Engine.get()
+        ctx = self._ctx
+        callback = self._monitor if monitor else None
+        with eng.bulk(eng.bulk_size):
+            for st in steps:
+                eng.push_sync(st.fns[flag], ctx, st.const_vars, st.mutate_vars, name=st.name)
+                if callback is not None and st.kind == "forward":
+                    if self._monitor_all:
+                        for name, e in st.inputs:
+                            callback(name, self._arrays[e])
+                    for name, e in st.outputs:
+                        callback(name, self._arrays[e])
+
+    def set_monitor_callback(self, callback, monitor_all: bool = False) -> None:
+        """Call ``callback(name, NDArray)`` for every output of every op as forward pushes it."""
+        self._monitor = callback
+        self._monitor_all = monitor_all
+
+    # -- views by name ------------------------------------------------------------------
+    @property
+    def arg_dict(self) -> dict[str, NDArray]:
+        return dict(zip(self._symbol.list_arguments(), self.arg_arrays, strict=True))
+
+    @property
+    def grad_dict(self) -> dict[str, NDArray]:
+        return {n: a for n, a in zip(self._symbol.list_arguments(), self.grad_arrays, strict=True) if a is not None}
+
+    @property
+    def aux_dict(self) -> dict[str, NDArray]:
+        return dict(zip(self._symbol.list_auxiliary_states(), self.aux_arrays, strict=True))
+
+    @property
+    def output_dict(self) -> dict[str, NDArray]:
+        return dict(zip(self._symbol.list_outputs(), self.outputs, strict=True))
+
+    def copy_params_from(self, arg_params: dict, aux_params: dict | None = None,
+                         allow_extra_params: bool = False) -> None:
+        """Copy arrays into the arguments and aux states of the same names."""
+        for params, target, what in ((arg_params, self.arg_dict, "argument"), (aux_params or {}, self.aux_dict, "aux")):
+            for name, value in params.items():
+                if name in target:
+                    src = value if isinstance(value, NDArray) else array(value, ctx=self._ctx)
+                    src.astype(target[name].dtype).copyto(target[name])
+                elif not allow_extra_params:
+                    raise MXAsyncError(f"copy_params_from: {name!r} is not an {what} of the symbol")
+
+    def reshape(self, partial_shaping: bool = False, allow_up_sizing: bool = False, **kwargs) -> Executor:
+        """A new executor for new input shapes that shares this one's parameters and memory."""
+        from .bind import reshape
+
+        return reshape(self, partial_shaping, allow_up_sizing, kwargs)
+
+    # -- introspection ------------------------------------------------------------------
+    @property
+    def planned_bytes(self) -> int:
+        return self._plan.planned_bytes
+
+    @property
+    def unplanned_bytes(self) -> int:
+        return self._unplanned.planned_bytes
+
+    def debug_str(self) -> str:
+        """Ops in execution order with their arrays' storage blocks; ends with ``Total N MB allocated``."""
+        ent, plan = self._entries, self._plan
+        lines = ["Symbol Outputs:"] + [f"\toutput[{i}]={n}" for i, n in enumerate(self._symbol.list_outputs())]
+
+        def desc(e: int) -> str:
+            where = "external" if plan.storage[e] < 0 else f"block {plan.storage[e]}"
+            inplace = ", inplace" if e in plan.inplace else ""
+            return f"{ent[e].name} {tuple(ent[e].shape)} {np.dtype(ent[e].dtype).name} [{where}{inplace}]"
+
+        for op in self._ops:
+            label = self._graph.nodes[op.nid].name if op.nid is not None else op.kind
+            lines += ["--------------------", f"Op:{op.kind}, Name={label}"]
+            lines += [f"\tread  {desc(e)}" for e in op.reads]
+            lines += [f"\twrite {desc(e)}" for e in op.writes]
+        lines.append(f"Total {plan.planned_bytes >> 20} MB allocated")
+        return "\n".join(lines)

@@ -1,0 +1,192 @@
+"""Shape and type inference over a whole graph: forward and backward sweeps until nothing changes.
+
+Ops infer outputs from inputs (``OperatorProperty.infer_shape``); going
+backwards, an elementwise op (same shape in and out, found by probing its own
+rule) passes a known output shape to its unknown inputs.
+
+>>> from mxasync import symbol as sym
+>>> net = sym.FullyConnected(sym.Variable("data"), num_hidden=4, name="fc")
+>>> net.infer_shape(data=(2, 5))
+([(2, 5), (4, 5), (4,)], [(2, 4)], [])
+>>> net.infer_shape()
+(None, None, None)
+>>> net.infer_shape_partial(fc_weight=(4, 5))
+([(), (4, 5), ()], [()], [])
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+import numpy as np
+
+from ..base import MXAsyncError
+from .indexed import IndexedGraph
+
+__all__ = ["infer_shape", "infer_type", "infer_graph", "var_hints"]
+
+_ELEMWISE: dict = {}
+_PROBES = ((3, 4, 5, 6), (7,))
+
+
+def _elementwise(prop, kind: str) -> bool:
+    """Whether every input and output of ``prop`` has one shape (or dtype), decided by probing its rule."""
+    key = (prop, kind)
+    hit = _ELEMWISE.get(key)
+    if hit is None:
+        hit = _ELEMWISE[key] = _probe(prop, kind)
+    return hit
+
+
+def _probe(prop, kind: str) -> bool:
+    n = len(prop.list_arguments())
+    if n == 0:
+        return False
+    rule = prop.infer_shape if kind == "shape" else prop.infer_type
+    probes = _PROBES if kind == "shape" else (np.dtype("float64"), np.dtype("int32"))
+    try:
+        for p in probes:
+            for i in range(n):  # any single known input must determine every output
+                ins = [None] * n
+                ins[i] = p
+                _, outs, _ = rule(ins)
+                if not outs or any(o is None or _norm(o, kind) != _norm(p, kind) for o in outs):
+                    return False
+    except Exception:  # noqa: BLE001 - an op that refuses the probe is not elementwise
+        return False
+    return True
+
+
+def _norm(v, kind: str):
+    if v is None:
+        return None
+    return tuple(int(x) for x in v) if kind == "shape" else np.dtype(v)
+
+
+def var_hints(g: IndexedGraph, kind: str) -> dict[int, Any]:
+    """Shapes (``__shape__``) or dtypes (``__dtype__``) that variables declare."""
+    from ..ndarray.serialization import TYPE_FLAGS
+
+    out = {}
+    for i in g.input_nodes:
+        attrs = g.nodes[i].attrs
+        if kind == "shape" and "__shape__" in attrs:
+            s = tuple(ast.literal_eval(attrs["__shape__"]))
+            if s and all(d > 0 for d in s):  # 0 marks an unknown dimension: no hint
+                out[i] = s
+        elif kind == "type" and "__dtype__" in attrs:
+            out[i] = TYPE_FLAGS[int(attrs["__dtype__"])]
+    return out
+
+
+def infer_graph(g: IndexedGraph, known: dict[int, Any], kind: str) -> list:
+    """Per entry id the inferred shape (tuple) or dtype (``np.dtype``), None when unknown.
+
+    ``known`` maps variable node ids to their given values.
+    """
+    vals: list = [None] * g.num_entries
+    for nid, v in {**var_hints(g, kind), **known}.items():
+        vals[g.entry_ptr[nid]] = _norm(v, kind)
+    ops = [i for i, n in enumerate(g.nodes) if not n.is_variable]
+    for _ in range(len(ops) + 2):
+        changed = False
+        for nid in ops:
+            changed |= _step(g, nid, vals, kind)
+        for nid in reversed(ops):
+            changed |= _step(g, nid, vals, kind)
+        if not changed:
+            break
+    return vals
+
+
+def _fmt(v) -> str:
+    return "?" if v is None else (str(tuple(v)) if isinstance(v, tuple) else np.dtype(v).name)
+
+
+def _step(g: IndexedGraph, nid: int, vals: list, kind: str) -> bool:
+    node = g.nodes[nid]
+    prop = node.prop
+    args, aux = g.split_inputs(nid)
+    base = g.entry_ptr[nid]
+    outs = list(range(base, base + node.num_outputs()))
+    changed = False
+
+    def put(eid: int, v, what: str) -> None:
+        nonlocal changed
+        if v is None:
+            return
+        v = _norm(v, kind)
+        old = vals[eid]
+        if old is None:
+            vals[eid] = v
+            changed = True
+        elif old != v:
+            raise MXAsyncError(
+                f"infer_{kind}: error in operator {node.name} ({node.op.name}): {what} "
+                f"{g.entry_name(eid)!r} is {_fmt(old)} but the op infers {_fmt(v)}; inputs: "
+                + ", ".join(f"{a}={_fmt(vals[e])}" for a, e in zip(prop.list_arguments(), args, strict=False)))
+
+    first_out = vals[outs[0]] if outs else None
+    if first_out is not None and any(vals[e] is None for e in args) and _elementwise(prop, kind):
+        for e in args:
+            put(e, first_out, "input")
+    ins = [vals[e] for e in args]
+    try:
+        rule = prop.infer_shape if kind == "shape" else prop.infer_type
+        in_v, out_v, aux_v = rule(list(ins))
+    except MXAsyncError as exc:
+        raise MXAsyncError(f"infer_{kind}: error in operator {node.name} ({node.op.name}): {exc}; inputs: "
+                           + ", ".join(f"{a}={_fmt(v)}" for a, v in zip(prop.list_arguments(), ins, strict=False))
+                           ) from None
+    for e, v in zip(args, in_v, strict=False):
+        put(e, v, "input")
+    for e, v in zip(outs, out_v, strict=False):
+        put(e, v, "output")
+    for e, v in zip(aux, aux_v, strict=False):
+        put(e, v, "auxiliary state")
+    return changed
+
+
+def _known(g: IndexedGraph, sym, args: tuple, kwargs: dict, kind: str) -> dict[int, Any]:
+    arg_names = [g.nodes[i].name for i in g.arg_nodes]
+    by_name = {g.nodes[i].name: i for i in g.input_nodes}
+    known: dict[int, Any] = {}
+    if args:
+        if len(args) > len(arg_names):
+            raise MXAsyncError(f"infer_{kind}: {len(args)} values for {len(arg_names)} arguments")
+        for name, v in zip(arg_names, args, strict=False):
+            if v is not None:
+                known[by_name[name]] = v
+    for name, v in kwargs.items():
+        if name not in by_name:
+            raise MXAsyncError(f"infer_{kind}: {name!r} is not an input of the symbol; inputs are {list(by_name)}")
+        if v is not None:
+            known[by_name[name]] = v
+    return known
+
+
+def _result(g: IndexedGraph, vals: list, kind: str, partial: bool):
+    def conv(v):
+        if v is None:
+            return () if kind == "shape" else None
+        return v if kind == "shape" else v.type
+
+    arg = [vals[g.entry_ptr[i]] for i in g.arg_nodes]
+    out = [vals[e] for e in g.heads]
+    aux = [vals[g.entry_ptr[i]] for i in g.aux_nodes]
+    if not partial and any(v is None for v in arg + out + aux):
+        return None, None, None
+    return [conv(v) for v in arg], [conv(v) for v in out], [conv(v) for v in aux]
+
+
+def infer_shape(sym, args: tuple, kwargs: dict, partial: bool):
+    g = IndexedGraph(sym)
+    known = {k: tuple(v) for k, v in _known(g, sym, args, kwargs, "shape").items()}
+    return _result(g, infer_graph(g, known, "shape"), "shape", partial)
+
+
+def infer_type(sym, args: tuple, kwargs: dict, partial: bool):
+    g = IndexedGraph(sym)
+    known = {k: np.dtype(v) for k, v in _known(g, sym, args, kwargs, "type").items()}
+    return _result(g, infer_graph(g, known, "type"), "type", partial)

@@ -1,0 +1,112 @@
+"""``sym.<op>``: one function per registered op, and :func:`create`, which builds an op node.
+
+Missing inputs become variables named ``<node>_<argument>`` that carry the
+op's attributes (what MXNet does); aux states are marked mutated, which bumps
+their variable's version.
+
+>>> from mxasync import symbol as sym
+>>> bn = sym.BatchNorm(sym.Variable("x"), name="bn")
+>>> bn.list_arguments(), bn.list_auxiliary_states()
+(['x', 'bn_gamma', 'bn_beta'], ['bn_moving_mean', 'bn_moving_var'])
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+from ..base import MXAsyncError
+from ..operator.registry import get_op, list_ops
+from .naming import AttrScope, NameManager
+from .node import Node
+
+__all__ = ["create", "make_function", "populate"]
+
+# how MXNet initialises aux states it creates (its FSetInputVarAttrOnCompose of BatchNorm & co.)
+_AUX_INIT = {"moving_mean": '["zero", {}]', "moving_var": '["one", {}]', "moving_inv_var": '["one", {}]'}
+
+
+def _attr_string(v: Any) -> str:
+    if isinstance(v, type) or isinstance(v, np.dtype):
+        return np.dtype(v).name
+    return str(v)
+
+
+def create(op_name: str, args: list, kwargs: dict[str, Any], name: str | None = None,
+           attr: dict | None = None, hint: str | None = None):
+    """An op node applied to ``args`` (symbols, positional) and ``kwargs`` (symbol inputs by name and params)."""
+    from .symbol import Symbol
+
+    opdef = get_op(op_name)
+    inputs_by_name = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
+    attrs = {k: _attr_string(v) for k, v in kwargs.items() if k not in inputs_by_name and v is not None}
+    args = [a for a in args if a is not None]
+    for a in args:
+        if not isinstance(a, Symbol):
+            raise MXAsyncError(f"{op_name}: positional inputs must be Symbols, got {type(a).__name__} "
+                               "(give params by keyword)")
+    if opdef.key_var_num_args and opdef.key_var_num_args not in attrs:
+        attrs[opdef.key_var_num_args] = str(len(args))
+    attrs = {**AttrScope.current().get(attr), **attrs}
+    name = NameManager.current().get(name, hint or op_name.lower())
+    node = Node(opdef, name, attrs)
+    prop = node.prop  # validates the params, naming the node
+    arg_names = prop.list_arguments()
+    aux_names = prop.list_auxiliary_states()
+    all_names = arg_names + aux_names
+    if len(args) > len(all_names):
+        raise MXAsyncError(f"{prop.label}: {len(args)} inputs given but it takes {len(all_names)} ({all_names})")
+    given: list = list(args) + [None] * (len(all_names) - len(args))
+    for key, value in inputs_by_name.items():
+        if key not in all_names:
+            raise MXAsyncError(f"{prop.label}: unknown input {key!r}; inputs are {all_names}")
+        if given[all_names.index(key)] is not None:
+            raise MXAsyncError(f"{prop.label}: input {key!r} given twice")
+        given[all_names.index(key)] = value
+    mutable = set(node.mutable_positions())
+    for i, (arg, sym) in enumerate(zip(all_names, given, strict=True)):
+        if sym is None:
+            vattrs = dict(attrs)
+            if i >= len(arg_names) and arg in _AUX_INIT:
+                vattrs["__init__"] = _AUX_INIT[arg]
+            entry = (Node(None, f"{name}_{arg}", vattrs), 0, 0)
+        else:
+            if len(sym._heads) != 1:
+                raise MXAsyncError(f"{prop.label}: input {arg!r} is a group of {len(sym._heads)} outputs; "
+                                   "it needs exactly one")
+            entry = sym._heads[0]
+        child = entry[0]
+        if child.is_variable:
+            if i in mutable:
+                child.version += 1
+            entry = (child, entry[1], child.version)
+        node.inputs.append(entry)
+    return Symbol([(node, i, 0) for i in range(node.num_visible())])
+
+
+def make_function(op_name: str):
+    opdef = get_op(op_name)
+    hint = op_name.lower()
+
+    def fn(*args, name: str | None = None, attr: dict | None = None, **kwargs):
+        return create(opdef.name, list(args), kwargs, name=name, attr=attr, hint=hint)
+
+    fn.__name__ = fn.__qualname__ = op_name
+    fn.__doc__ = opdef.doc
+    try:
+        sig = opdef.signature
+        P = inspect.Parameter
+        extra = [P("name", P.KEYWORD_ONLY, default=None), P("attr", P.KEYWORD_ONLY, default=None)]
+        fn.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + extra)
+    except (ValueError, TypeError):  # a signature is documentation only
+        pass
+    return fn
+
+
+def populate(namespace: dict) -> None:
+    """Add a function for every registered op name (aliases included) to ``namespace``."""
+    for op_name in list_ops(include_aliases=True):
+        if op_name not in namespace:
+            namespace[op_name] = make_function(op_name)

@@ -1,0 +1,76 @@
+"""Symbol <-> MXNet JSON, through :mod:`.json_format` (which owns the byte format).
+
+>>> from mxasync import symbol as sym
+>>> net = sym.Activation(sym.Variable("x"), act_type="relu", name="r")
+>>> back = sym.load_json(net.tojson())
+>>> back.tojson() == net.tojson(), back.list_outputs()
+(True, ['r_output'])
+"""
+
+from __future__ import annotations
+
+from ..base import MXAsyncError
+from ..operator.registry import get_op
+from .json_format import JsonGraph, JsonNode, dump_graph, load_graph
+from .node import Node, topo_order
+
+__all__ = ["to_json", "from_json", "load", "load_json", "to_graph", "from_graph"]
+
+
+def to_graph(sym) -> JsonGraph:
+    nodes = topo_order(sym._heads)
+    index = {id(n): i for i, n in enumerate(nodes)}
+    jnodes = [JsonNode(op="null" if n.is_variable else n.op.name, name=n.name, attrs=dict(n.attrs),
+                       inputs=[(index[id(e[0])], e[1], e[2]) for e in n.inputs]) for n in nodes]
+    row = [0]
+    for n in nodes:
+        row.append(row[-1] + n.num_outputs())
+    graph = JsonGraph(jnodes, [i for i, n in enumerate(nodes) if n.is_variable],
+                      [(index[id(h[0])], h[1], h[2]) for h in sym._heads])
+    graph.node_row_ptr = row
+    return graph
+
+
+def to_json(sym) -> str:
+    return dump_graph(to_graph(sym))
+
+
+def from_graph(graph: JsonGraph):
+    from .symbol import Symbol
+
+    nodes: list[Node] = []
+    for i, jn in enumerate(graph.nodes):
+        if jn.subgraphs:
+            raise MXAsyncError(f"symbol JSON node {i} ({jn.name!r}): op {jn.op} has subgraphs, "
+                               "which mxasync does not support")
+        try:
+            op = None if jn.is_variable else get_op(jn.op)
+        except MXAsyncError as exc:
+            raise MXAsyncError(f"symbol JSON node {i} ({jn.name!r}): {exc}") from None
+        node = Node(op, jn.name, jn.attrs)
+        for nid, idx, ver in jn.inputs:
+            child = nodes[nid]
+            child.version = max(child.version, ver) if child.is_variable else child.version
+            node.inputs.append((child, idx, ver))
+        if op is not None:
+            try:
+                node.prop  # noqa: B018 - validate the params now, naming the node
+            except MXAsyncError as exc:
+                raise MXAsyncError(f"symbol JSON node {i} ({jn.name!r}): {exc}") from None
+        nodes.append(node)
+    return Symbol([(nodes[n], i, v) for n, i, v in graph.heads])
+
+
+def from_json(text: str):
+    return from_graph(load_graph(text))
+
+
+def load_json(json_str: str):
+    """A symbol from MXNet JSON text (``sym.load_json``)."""
+    return from_json(json_str)
+
+
+def load(fname: str):
+    """A symbol from a ``-symbol.json`` file (``sym.load``)."""
+    with open(fname) as f:
+        return from_json(f.read())
