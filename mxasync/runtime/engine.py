@@ -187,7 +187,8 @@ class Engine:
         self.num_workers = num_workers or default_worker_threads()
         # Ops measured below this many seconds run in the thread that readied them.
         self.inline_threshold = env_float(50.0, "MXASYNC_INLINE_THRESHOLD_US") * 1e-6
-        self.yield_above = env_int(64, "MXASYNC_YIELD_ABOVE_PENDING")
+        self.yield_above = env_int(32, "MXASYNC_MAX_LEAD_OPS")
+        self.throttle_seconds = env_float(2.0, "MXASYNC_THROTTLE_MS") * 1e-3
         self.max_backlog = env_int(4 * self.num_workers, "MXASYNC_POOL_BACKLOG")
         self.bulk_size = env_int(15, "MXASYNC_EXEC_BULK_EXEC_MAX_NODE", "MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN")
         self._init_state()
@@ -388,7 +389,7 @@ class Engine:
                 f"from Engine.new_variable(), got {list(const_vars)!r} and {list(mutate_vars)!r}"
             ) from None
         if self._pending > self.yield_above:
-            time.sleep(0)  # far ahead of the workers: let them have the GIL for a moment
+            self._throttle()
         wait = 0
         with self._lock:
             self._pending += 1
@@ -480,6 +481,26 @@ class Engine:
                 op.inline = inline  # decided: no timing this run
         return inline
 
+    def _throttle(self) -> None:
+        """Let the workers catch up when a thread pushes far ahead of them.
+
+        Every pushed op holds its output memory until it runs, so an unbounded
+        lead turns a loop of temporaries into a loop of allocations.  The
+        pushing thread waits until half the lead is gone, but never more than
+        ``MXASYNC_THROTTLE_MS`` per push: ops that wait for something this
+        thread has yet to do can never deadlock it.  Engine threads never wait.
+        """
+        if self._loop.in_loop_thread():
+            return
+        pool = self._pool
+        if pool is not None and threading.get_ident() in pool.idents:
+            return
+        low = self.yield_above // 2
+        deadline = _perf() + self.throttle_seconds
+        time.sleep(0)
+        while self._pending > low and _perf() < deadline:
+            time.sleep(5e-5)
+
     def _learn_cost(self, key, seconds: float) -> None:
         """Track an op's cost as a decaying minimum.
 
@@ -509,8 +530,13 @@ class Engine:
         else:
             self._run_chain(op)
 
-    def _run_chain(self, op: _Op) -> None:
-        """Run ``op`` and then every inline op it readies, in this thread, without recursion."""
+    def _run_chain(self, op: _Op, in_worker: bool = False) -> None:
+        """Run ``op`` and then every inline op it readies, in this thread, without recursion.
+
+        On a worker, the first heavy op that a completion readies is kept too: a
+        dependent chain of big ops then stays on one thread instead of paying a
+        wake-up per op; any other heavy ops go to the pool for the idle workers.
+        """
         stack = None
         interrupt = None
         while True:
@@ -524,14 +550,19 @@ class Engine:
             else:
                 ready = ()
                 self._start_callback(op)
+            keep_heavy = in_worker
             for r in ready:
                 if r.kind is _SIGNAL or (r.kind is _SYNC and self._should_inline(r)):
-                    if stack is None:
-                        stack = [r]
-                    else:
-                        stack.append(r)
+                    pass
+                elif keep_heavy and r.kind is _SYNC:
+                    keep_heavy = False
                 else:
                     self._dispatch(r)
+                    continue
+                if stack is None:
+                    stack = [r]
+                else:
+                    stack.append(r)
             if not stack:
                 break
             op = stack.pop()
@@ -666,6 +697,12 @@ class Engine:
                 prof.record(op, t0, _perf())
         self._finish(op)
 
+    def _run_in_worker(self, op: _Op) -> None:
+        try:
+            self._run_chain(op, True)
+        except BaseException:  # noqa: BLE001 - a worker never dies; the error is already on the op's vars
+            pass
+
     def _worker_pool(self) -> WorkerPool:
         pool = self._pool
         if pool is None:
@@ -679,7 +716,7 @@ class Engine:
                     interval = env_float(500.0, "MXASYNC_SWITCH_INTERVAL_US") * 1e-6
                     if interval < sys.getswitchinterval():
                         sys.setswitchinterval(interval)
-                    self._pool = WorkerPool(self._run_chain, self.num_workers)
+                    self._pool = WorkerPool(self._run_in_worker, self.num_workers)
                 pool = self._pool
         return pool
 
