@@ -281,34 +281,7 @@ class Engine:
                 raise
             self._finish(op)
             return True
-        ready = None
-        waiters = None
-        with self._lock:
-            for v in const_vars:
-                v._readers -= 1
-                if not v._readers and v._queue:
-                    if ready is None:
-                        ready = []
-                    self._drain(v, ready)
-            for v in mutate_vars:
-                v._writing = False
-                v.version += 1
-                if v._queue:
-                    if ready is None:
-                        ready = []
-                    self._drain(v, ready)
-            self._pending -= 1
-            if not self._pending and self._all_waiters:
-                waiters, self._all_waiters = self._all_waiters, []
-        if waiters:
-            for w in waiters:
-                w()
-        if ready:
-            for r in ready:
-                if r.kind is _SIGNAL or r.kind is _CALLBACK or (r.kind is _SYNC and self._should_inline(r)):
-                    self._run_chain(r)
-                else:
-                    self._dispatch(r)
+        self._run_ready(self._release(const_vars, mutate_vars, None, True))
         return True
 
     def push_async(
@@ -433,18 +406,20 @@ class Engine:
 
     def _complete(self, op: _Op):
         """Release ``op``'s vars; returns the ops this made ready (a list, or an empty tuple)."""
+        return self._release(op.const_vars, op.mutate_vars, op.err, op.kind is not _SIGNAL)
+
+    def _release(self, const_vars, mutate_vars, err, counts: bool):
+        """Give back the grants of a finished op; ``counts`` is False for wait markers (no version bump)."""
         ready = None
-        err = op.err
         waiters = None
         with self._lock:
-            for v in op.const_vars:
+            for v in const_vars:
                 v._readers -= 1
                 if not v._readers and v._queue:
                     if ready is None:
                         ready = []
                     self._drain(v, ready)
-            counts = op.kind is not _SIGNAL
-            for v in op.mutate_vars:
+            for v in mutate_vars:
                 v._writing = False
                 if counts:
                     v.version += 1
@@ -639,8 +614,12 @@ class Engine:
 
     def _finish(self, op: _Op) -> None:
         """Complete an op that ran outside a chain (callback and coroutine ops)."""
-        for r in self._complete(op):
-            if r.kind is _SIGNAL or (r.kind is _SYNC and self._should_inline(r)) or r.kind is _CALLBACK:
+        self._run_ready(self._complete(op))
+
+    def _run_ready(self, ready) -> None:
+        """Start ops readied outside a chain: cheap ones here, the rest where they belong."""
+        for r in ready:
+            if r.kind is _SIGNAL or r.kind is _CALLBACK or (r.kind is _SYNC and self._should_inline(r)):
                 self._run_chain(r)
             else:
                 self._dispatch(r)
