@@ -19,6 +19,7 @@ from ..operator.registry import get_op
 from ..runtime.context import current_context
 from ..runtime.engine import Engine
 from ..runtime.resource import ResourceManager
+from ..runtime.run_context import RunContext
 from ..runtime.storage import Storage
 from .chunk import Chunk
 
@@ -35,7 +36,7 @@ _PLANS_MAX = 4096
 
 class _Plan:
     __slots__ = ("name", "label", "out_shapes", "out_types", "fwd", "resources", "nout", "visible", "n_args",
-                 "mutate_inputs", "inline", "req", "ctx", "simple", "small", "xp")
+                 "mutate_inputs", "inline", "req", "ctx", "simple", "small", "xp", "op_ctx")
 
     def __init__(self, opdef, prop, args, ctx, is_train):
         self.name = opdef.name
@@ -63,6 +64,8 @@ class _Plan:
         self.xp = _xp(ctx)
         # small CPU outputs are plain numpy arrays (see chunk.py); others go through the pool
         self.small = self.xp is np and size * np.dtype(self.out_types[0]).itemsize < Storage.get(ctx).min_pooled
+        # CPU ops get the same RunContext every time, so small ones can share one OpContext
+        self.op_ctx = OpContext(is_train, RunContext(ctx, None), ()) if self.small and not self.resources else None
 
 
 def _plan(opdef, prop, args, ctx, is_train) -> _Plan:
@@ -104,7 +107,7 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
         if x._ctx is not ctx and x._ctx != ctx:
             raise MXAsyncError(f"{prop.label}: inputs live on different contexts ({ctx} and {x._ctx}); "
                                "copy them with as_in_context first")
-    if plan.simple and not aux and out is None and plan.small and n_args == 2 and len(args) == 2:
+    if plan.op_ctx is not None and plan.simple and not aux and out is None and n_args == 2 and len(args) == 2:
         return _binary_small(plan, args[0], args[1], ctx, is_train)
     fwd, req, resources = plan.fwd, plan.req, plan.resources
     n_in = len(args)
@@ -168,20 +171,41 @@ def _opdef(name: str):
     return opdef
 
 
+_BINARY_PLANS: dict = {}
+
+
+def invoke_binary(op_name: str, a, b):
+    """``invoke(op_name, [a, b])`` for the Python operators on NDArrays (``a + b``, ``a * b``...).
+
+    Keyed on the op name and the inputs' shapes, dtypes and context, a hit goes
+    straight to allocation and the push; anything unusual takes :func:`invoke`.
+    """
+    ad, bd, ctx = a._data, b._data, a._ctx
+    key = (op_name, ctx, ad.shape, ad.dtype, bd.shape, bd.dtype)
+    plan = _BINARY_PLANS.get(key)
+    if plan is None or b._ctx is not ctx:
+        if b._ctx is not ctx or len(_BINARY_PLANS) >= _PLANS_MAX:
+            return invoke(op_name, [a, b])
+        opdef = _OPDEFS.get(op_name) or _opdef(op_name)
+        plan = _plan(opdef, opdef.prepare(), [a, b], ctx, False)
+        if plan.op_ctx is None or not plan.simple:
+            return invoke(op_name, [a, b])
+        _BINARY_PLANS[key] = plan
+    return _binary_small(plan, a, b, ctx, False)
+
+
 def _binary_small(plan: _Plan, a, b, ctx, is_train: bool):
     """``c = a + b`` and friends on small CPU arrays: the path the per-op budget is spent on."""
     data = np.empty(plan.out_shapes[0], plan.out_types[0])
     chunk = Chunk(data, ctx)
     result = NDArray(chunk, data)
-    fwd, req, in_data, out_data = plan.fwd, plan.req, [a._data, b._data], [data]
-    op_ctx = OpContext(is_train, None, ())
+    fwd, req, in_data, out_data, op_ctx = plan.fwd, plan.req, [a._data, b._data], [data], plan.op_ctx
 
     def run(rctx):
-        op_ctx.run_ctx = rctx
         fwd(op_ctx, in_data, req, out_data, ())
 
     va, vb = a._chunk.var, b._chunk.var
-    _engine().push_sync(run, ctx, [va, vb] if va is not vb else [va], [chunk.var], name=plan.name, inline=True)
+    _engine().push_inline(run, ctx, [va, vb] if va is not vb else [va], [chunk.var], plan.name)
     return result
 
 

@@ -22,7 +22,7 @@ from ..runtime.engine import Engine
 from ..runtime.run_context import FnProperty
 from . import invoke as _invoke_module
 from .chunk import Chunk, alloc_chunk
-from .invoke import INLINE_ELEMENTS, invoke
+from .invoke import INLINE_ELEMENTS, invoke, invoke_binary
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "zeros_like", "ones_like",
            "waitall", "waitall_async"]
@@ -283,7 +283,7 @@ class NDArray:
     def _binary(self, other, op, scalar_op, reverse=False):
         if isinstance(other, NDArray):
             lhs, rhs = (other, self) if reverse else (self, other)
-            return invoke(op, [lhs, rhs])
+            return invoke_binary(op, lhs, rhs)
         if isinstance(other, (int, float, np.number, bool)):
             return invoke(scalar_op, [self], scalar=float(other))
         return NotImplemented

@@ -246,6 +246,14 @@ class Engine:
             return
         self._submit(_Op(fn, _SYNC, ctx or current_context(), const_vars, mutate_vars, prop, priority, name, inline))
 
+    def push_inline(self, fn, ctx: Context, const_vars: list, mutate_vars: list, name: str | None = None) -> None:
+        """``push_sync(..., inline=True)`` for callers on a hot path that know the op is tiny.
+
+        ``const_vars`` and ``mutate_vars`` must be lists without duplicates.
+        """
+        if self._slow or self._tls.bulk is not None or not self._run_now(fn, ctx, const_vars, mutate_vars, name):
+            self.push_sync(fn, ctx, const_vars, mutate_vars, name=name, inline=True)
+
     def _run_now(self, fn, ctx, const_vars, mutate_vars, name) -> bool:
         """The hot path of a tiny op whose vars are all free: grant, run, release.
 
@@ -718,7 +726,7 @@ class Engine:
         for v in op.const_vars:
             self._await_events(v._event and [v._event], stream, hooks)
         for v in op.mutate_vars:
-            self._await_events(([v._event] if v._event else []) + v._read_events, stream, hooks)
+            self._await_events(([v._event] if v._event else []) + list(v._read_events), stream, hooks)
 
     @staticmethod
     def _await_events(events, stream, hooks) -> None:
@@ -733,13 +741,13 @@ class Engine:
         event = (rctx.stream, hooks.record_event(rctx.stream))
         for v in op.mutate_vars:
             v._event = event
-            v._read_events = []
+            v._read_events = ()
         for v in op.const_vars:
-            v._read_events.append(event)
+            v._read_events += (event,)
 
     @staticmethod
     def _host_sync(var: VarHandle, for_write: bool) -> None:
-        events = ([var._event] if var._event else []) + (var._read_events if for_write else [])
+        events = ([var._event] if var._event else []) + (list(var._read_events) if for_write else [])
         for _, ev in events:
             ev.synchronize()
 

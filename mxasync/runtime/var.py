@@ -62,7 +62,7 @@ class VarHandle:
         self._queue: deque = deque()  # (op, is_write) waiting for a grant, in push order
         self._err: ErrorRecord | None = None
         self._event = None  # device event of the last write (GPU ops)
-        self._read_events: list = []  # device events of reads since that write
+        self._read_events: tuple = ()  # device events of reads since that write
         self._deleted = False
 
     @property
