@@ -6,19 +6,26 @@ awaitable twin for async code.
 
 from . import (
     backends,
+    callback,
     context,
     engine,
     executor,
+    initializer,
     io,
+    lr_scheduler,
+    metric,
     ndarray,
     operator,
+    optimizer,
     profiler,
     random,
     recordio,
     symbol,
     viz,
 )
+from . import initializer as init
 from . import ndarray as nd
+from . import optimizer as opt
 from . import symbol as sym
 from .base import MXAsyncError, MXNetError
 from .runtime.context import Context, cpu, cpu_pinned, cpu_shared, current_context, gpu, num_gpus
@@ -30,5 +37,6 @@ __version__ = "0.1.0"
 __all__ = [
     "MXAsyncError", "MXNetError", "Context", "cpu", "gpu", "cpu_pinned", "cpu_shared",
     "current_context", "num_gpus", "backends", "context", "engine", "executor", "io", "operator", "profiler",
-    "random", "recordio", "nd", "ndarray", "sym", "symbol", "viz", "name", "AttrScope",
+    "random", "recordio", "nd", "ndarray", "sym", "symbol", "viz", "name", "AttrScope", "callback", "initializer",
+    "init", "lr_scheduler", "metric", "optimizer", "opt",
 ]

@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     nn_conv,
     nn_dense,
     nn_norm,
+    optimizer_extra_ops,
     optimizer_ops,
     random_ops,
     reduce,

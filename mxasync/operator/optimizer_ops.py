@@ -73,8 +73,14 @@ def _sgd_mom(xp, p, w, g, mom):
     return w + mom
 
 
+def _wd_then_clip(xp, p, w, g):
+    # MXNet's adam/rmsprop kernels clip rescale_grad * grad + wd * weight (wd before clipping)
+    g = g * p.rescale_grad + p.wd * w
+    return xp.clip(g, -p.clip_gradient, p.clip_gradient) if p.clip_gradient >= 0 else g
+
+
 def _adam(xp, p, w, g, mean, var):
-    g = _grad(xp, p, g) + p.wd * w
+    g = _wd_then_clip(xp, p, w, g)
     mean *= p.beta1
     mean += (1 - p.beta1) * g
     var *= p.beta2
@@ -83,7 +89,7 @@ def _adam(xp, p, w, g, mean, var):
 
 
 def _rmsprop(xp, p, w, g, n):
-    g = _grad(xp, p, g) + p.wd * w
+    g = _wd_then_clip(xp, p, w, g)
     n *= p.gamma1
     n += (1 - p.gamma1) * g * g
     w = w - p.lr * g / xp.sqrt(n + p.epsilon)

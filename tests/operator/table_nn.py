@@ -56,6 +56,23 @@ def _rmsprop(w, g, n, lr, gamma1=0.95, epsilon=1e-8):
     return w - lr * g / np.sqrt(n2 + epsilon)
 
 
+def _nag(w, g, m, lr, momentum, wd=0.0):
+    step = lr * (g + wd * w)
+    m2 = momentum * m
+    return w + momentum * (m2 - step) - step
+
+
+def _adagrad(w, g, h, lr, epsilon=1e-7, wd=0.0):
+    h2 = h + g * g
+    return w - lr * (g / np.sqrt(h2 + epsilon) + wd * w)
+
+
+def _rmspropalex(w, g, n, gbar, delta, lr, gamma1=0.95, gamma2=0.9, epsilon=1e-8):
+    n2 = gamma1 * n + (1 - gamma1) * g * g
+    g2 = gamma1 * gbar + (1 - gamma1) * g
+    return w + gamma2 * delta - lr * g / np.sqrt(n2 - g2 * g2 + epsilon)
+
+
 def _smooth_l1(x, scalar):
     s2 = scalar * scalar
     return np.where(np.abs(x) < 1 / s2, 0.5 * s2 * x * x, np.abs(x) - 0.5 / s2)
@@ -127,5 +144,10 @@ CASES = [
          gens=[uniform(), uniform(), uniform(), uniform(0.1, 1)], grad=False),
     Case("rmsprop_update", [((3,), (3,), (3,))], ref=_rmsprop, params=dict(lr=0.1),
          gens=[uniform(), uniform(), uniform(0.1, 1)], grad=False),
+    Case("nag_mom_update", [((3,), (3,), (3,))], ref=_nag, params=dict(lr=0.1, momentum=0.9, wd=0.01), grad=False),
+    Case("adagrad_update", [((3,), (3,), (3,))], ref=_adagrad, params=dict(lr=0.1, wd=0.01),
+         gens=[uniform(), uniform(), uniform(0.1, 1)], grad=False),
+    Case("rmspropalex_update", [((3,), (3,), (3,), (3,), (3,))], ref=_rmspropalex, params=dict(lr=0.1),
+         gens=[uniform(), uniform(), uniform(1, 2), uniform(-0.5, 0.5), uniform()], grad=False),
     Case("smooth_l1", [((2, 5),)], ref=_smooth_l1, params=dict(scalar=1.5), gens=away(-2, 2, 0.05)),
 ]

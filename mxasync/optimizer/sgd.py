@@ -1,0 +1,84 @@
+"""SGD with momentum, weight decay, clipping and float16 multi-precision (``mx.optimizer.SGD``).
+
+One ``sgd_update`` / ``sgd_mom_update`` engine op per weight:
+
+* without momentum: ``weight = weight - lr * (clip(rescale_grad * grad) + wd * weight)``
+* with momentum: ``mom = momentum * mom - lr * (clip(rescale_grad * grad) + wd * weight)``;
+  ``weight += mom``
+
+>>> import mxasync as mx
+>>> opt = mx.optimizer.SGD(learning_rate=0.1, momentum=0.9)
+>>> w, g = mx.nd.ones((2,)), mx.nd.ones((2,))
+>>> mom = opt.create_state(0, w)
+>>> opt.update(0, w, g, mom); opt.update(0, w, g, mom); w.asnumpy()
+array([0.71, 0.71], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+
+from .. import ndarray as nd
+from ..ndarray import NDArray
+from .optimizer import Optimizer, register, zeros_like_state
+
+__all__ = ["SGD"]
+
+
+class _MasterCopyMixin:
+    """MXNet's SGD/NAG keep ``(state, float32 master copy)`` for float16 weights under multi_precision."""
+
+    def create_state_multi_precision(self, index, weight: NDArray):
+        if self.multi_precision and weight.dtype == np.float16:
+            master = weight.astype(np.float32)
+            return (self.create_state(index, master), master)
+        if weight.dtype == np.float16:
+            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or slow convergence. "
+                          f"Consider using multi_precision=True option of the {type(self).__name__} optimizer",
+                          stacklevel=2)
+        return self.create_state(index, weight)
+
+    def update_multi_precision(self, index, weight, grad, state) -> None:
+        first = weight[0] if isinstance(weight, (list, tuple)) else weight
+        if not (self.multi_precision and first.dtype == np.float16):
+            self.update(index, weight, grad, state)
+            return
+        if not isinstance(index, (list, tuple)):
+            index, weight, grad, state = [index], [weight], [grad], [state]
+        masters = [s[1] for s in state]
+        # the float32 step runs on the master copies; the cast back is one more engine op per weight
+        self.update(list(index), masters, [g.astype(np.float32) for g in grad], [s[0] for s in state])
+        for m, w in zip(masters, weight, strict=True):
+            m.copyto(w)
+
+
+@register
+class SGD(_MasterCopyMixin, Optimizer):
+    """Stochastic gradient descent with optional momentum (MXNet's defaults: momentum 0, lazy_update True)."""
+
+    def __init__(self, momentum: float = 0.0, lazy_update: bool = True, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.momentum = momentum
+        self.lazy_update = lazy_update
+        # kept for code that reads it (MXNet groups this many weights per fused op); we push one op per weight
+        self.aggregate_num = int(os.getenv("MXNET_OPTIMIZER_AGGREGATION_SIZE", "4"))
+
+    def create_state(self, index, weight: NDArray):
+        return zeros_like_state(weight) if self.momentum != 0.0 else None
+
+    def update(self, index, weight, grad, state) -> None:
+        """Update one weight, or lists of them (MXNet's aggregated form) with one engine op each."""
+        if not isinstance(index, (list, tuple)):
+            index, weight, grad, state = [index], [weight], [grad], [state]
+        self._update_count(index)
+        kwargs = self._common_kwargs()
+        if self.momentum > 0:
+            kwargs["momentum"] = self.momentum
+        for w, g, s, lr, wd in zip(weight, grad, state, self._get_lrs(index), self._get_wds(index), strict=True):
+            if s is not None:
+                nd.sgd_mom_update(w, g, s, out=w, lr=lr, wd=wd, lazy_update=self.lazy_update, **kwargs)
+            else:
+                nd.sgd_update(w, g, out=w, lr=lr, wd=wd, lazy_update=self.lazy_update, **kwargs)

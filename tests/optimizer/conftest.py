@@ -1,0 +1,10 @@
+"""Make optim_reference importable, also when --doctest-modules imports the test files."""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+
+_HERE = str(pathlib.Path(__file__).resolve().parent)
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
