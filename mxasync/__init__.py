@@ -12,8 +12,11 @@ from . import (
     executor,
     initializer,
     io,
+    kvstore,
     lr_scheduler,
     metric,
+    model,
+    module,
     ndarray,
     operator,
     optimizer,
@@ -24,6 +27,8 @@ from . import (
     viz,
 )
 from . import initializer as init
+from . import kvstore as kv
+from . import module as mod
 from . import ndarray as nd
 from . import optimizer as opt
 from . import symbol as sym
@@ -38,5 +43,5 @@ __all__ = [
     "MXAsyncError", "MXNetError", "Context", "cpu", "gpu", "cpu_pinned", "cpu_shared",
     "current_context", "num_gpus", "backends", "context", "engine", "executor", "io", "operator", "profiler",
     "random", "recordio", "nd", "ndarray", "sym", "symbol", "viz", "name", "AttrScope", "callback", "initializer",
-    "init", "lr_scheduler", "metric", "optimizer", "opt",
+    "init", "lr_scheduler", "metric", "optimizer", "opt", "kv", "kvstore", "mod", "module", "model",
 ]

@@ -146,6 +146,22 @@ def _resolve(fut) -> None:
         fut.set_result(None)
 
 
+def _resolver(loop, fut):
+    """A callback that wakes ``fut`` on its loop from any thread.
+
+    The awaiting task may have been cancelled and its loop closed meanwhile;
+    then there is nobody to wake, and the engine must go on regardless.
+    """
+
+    def wake() -> None:
+        try:
+            loop.call_soon_threadsafe(_resolve, fut)
+        except RuntimeError:  # the loop is closed
+            pass
+
+    return wake
+
+
 def _dedupe_mutate(const_vars, mutate_vars):
     """Drop duplicate writes and reads of vars the op also writes (MXNet's DeduplicateVarHandle)."""
     if len(mutate_vars) == 1:
@@ -802,7 +818,7 @@ class Engine:
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
         with self._lock:
-            queued = self._enqueue_signal(var, for_write, lambda: loop.call_soon_threadsafe(_resolve, fut))
+            queued = self._enqueue_signal(var, for_write, _resolver(loop, fut))
         if queued:
             await fut
         if var._event is not None or (for_write and var._read_events):
@@ -848,7 +864,7 @@ class Engine:
         with self._lock:
             busy = self._pending > 0
             if busy:
-                self._all_waiters.append(lambda: loop.call_soon_threadsafe(_resolve, fut))
+                self._all_waiters.append(_resolver(loop, fut))
         if busy:
             await fut
         if self._device_used:

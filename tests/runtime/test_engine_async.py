@@ -198,3 +198,20 @@ def test_naive_engine_from_environment():
     proc = _run(code, {"MXASYNC_ENGINE_TYPE": "naive"})
     assert proc.returncode == 0, proc.stderr
     assert "NaiveEngine True" in proc.stdout
+
+
+def test_cancelled_await_whose_loop_closed_does_not_stall_the_engine():
+    import anyio
+
+    eng = mx.engine.get()
+    v = eng.new_variable()
+    eng.push_sync(lambda r: time.sleep(0.3), CPU, [], [v], inline=False)
+
+    async def give_up_early():
+        with anyio.move_on_after(0.01):
+            await eng.wait_for_var_async(v)
+
+    anyio.run(give_up_early)  # the loop is closed before v is ready
+    eng.push_sync(lambda r: None, CPU, [], [v])
+    eng.wait_for_var(v)  # used to hang: the wake-up raised and ready ops were dropped
+    assert v.version == 2

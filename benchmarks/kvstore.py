@@ -1,0 +1,156 @@
+"""KVStore benchmarks; prints one JSON object.
+
+    python benchmarks/kvstore.py [--quick]
+
+* ``local``: push+pull of 10 keys x 1M float32 (4 values pushed per key, as
+  from 4 devices) through the ``local`` store, against the same sums and copies
+  written in numpy.
+* ``dist_sync`` (2 workers, ``mxasync launch``): one round = push then pull of
+  10 keys x 1M float32 on every worker, against a bare mpi4py Allreduce of the
+  same 10 arrays in the same job.
+* ``dist_async`` (2 workers + 1 server): the same round through the server rank.
+
+Run as workers (``--worker sync|async``) it measures one job and prints its
+JSON from worker 0; the parent starts those jobs and merges their output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+import mxasync as mx  # noqa: E402
+from mxasync import kvstore  # noqa: E402
+
+KEYS, SIZE = 10, 1 << 20
+
+
+def _median_ms(fn, repeat: int) -> float:
+    fn()  # warm-up: buffers, pools, learned op costs
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times) * 1e3)
+
+
+def bench_local(repeat: int) -> dict:
+    kv = kvstore.create("local")
+    grads = [[mx.nd.ones((SIZE,)) for _ in range(4)] for _ in range(KEYS)]
+    outs = [mx.nd.zeros((SIZE,)) for _ in range(KEYS)]
+    for k in range(KEYS):
+        kv.init(k, outs[k])
+
+    def round_() -> None:
+        for k in range(KEYS):
+            kv.push(k, grads[k])
+        for k in range(KEYS):
+            kv.pull(k, out=outs[k])
+        mx.nd.waitall()
+
+    np_grads = [[g.asnumpy() for g in gs] for gs in grads]
+    np_store = [np.zeros(SIZE, np.float32) for _ in range(KEYS)]
+    np_outs = [np.zeros(SIZE, np.float32) for _ in range(KEYS)]
+
+    def numpy_round() -> None:
+        for k in range(KEYS):
+            gs = np_grads[k]
+            np.add(gs[0], gs[1], out=np_store[k])
+            for g in gs[2:]:
+                np_store[k] += g
+        for k in range(KEYS):
+            np_outs[k][...] = np_store[k]
+
+    ms, np_ms = _median_ms(round_, repeat), _median_ms(numpy_round, repeat)
+    return {"round_ms": round(ms, 2), "numpy_ms": round(np_ms, 2), "ratio": round(ms / np_ms, 2)}
+
+
+def worker(kind: str, repeat: int) -> None:
+    kv = kvstore.create("dist_sync" if kind == "sync" else "dist_async")
+    grads = [mx.nd.ones((SIZE,)) * (kv.rank + 1) for _ in range(KEYS)]
+    outs = [mx.nd.zeros((SIZE,)) for _ in range(KEYS)]
+    for k in range(KEYS):
+        kv.init(k, outs[k])
+    kv.barrier()
+
+    def round_() -> None:
+        for k in range(KEYS):
+            kv.push(k, grads[k], priority=-k)
+        for k in range(KEYS):
+            kv.pull(k, out=outs[k], priority=-k)
+        for o in outs:
+            o.wait_to_read()
+
+    if kind != "sync":
+        ms = _median_ms(round_, repeat)
+        result = {"workers": kv.num_workers, "round_ms": round(ms, 2)}
+    else:
+        # the same bytes through bare mpi4py in this job, alternating with the store's rounds
+        # so both see the same machine load (the comm thread is idle between rounds)
+        comm = kv._comm
+        bufs = [g.asnumpy() for g in grads]
+        MPI = comm.MPI
+
+        def bare() -> None:
+            for b in bufs:
+                comm.group.Allreduce(MPI.IN_PLACE, b, op=MPI.SUM)
+
+        kv_times, bare_times = [], []
+        for _ in range(repeat + 1):
+            for fn, times in ((round_, kv_times), (bare, bare_times)):
+                kv.barrier()
+                t0 = time.perf_counter()
+                fn()
+                times.append(time.perf_counter() - t0)
+        ms, bare_ms = (float(np.median(t[1:]) * 1e3) for t in (kv_times, bare_times))
+        result = {"workers": kv.num_workers, "round_ms": round(ms, 2), "bare_allreduce_ms": round(bare_ms, 2),
+                  "ratio": round(ms / bare_ms, 2)}
+    kv.barrier()
+    if kv.rank == 0:
+        print("RESULT " + json.dumps(result), flush=True)
+
+
+def launch_job(kind: str, repeat: int) -> dict:
+    servers = ["--num-servers", "1"] if kind == "async" else []
+    cmd = [sys.executable, "-c", "import sys; from mxasync.cli import main; sys.exit(main())", "launch",
+           "-n", "2", *servers, "--timeout", "300", __file__, "--worker", kind, "--repeat", str(repeat)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=360)
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+    return {"error": (proc.stdout + proc.stderr)[-2000:]}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--worker", choices=["sync", "async"])
+    p.add_argument("--repeat", type=int, default=20)
+    args = p.parse_args()
+    repeat = 3 if args.quick else args.repeat
+    if args.worker:
+        worker(args.worker, repeat)
+        return
+    from mxasync.kvstore.dist import available
+
+    result: dict = {"keys": KEYS, "values_per_key": SIZE, "dtype": "float32", "cpus": os.cpu_count(),
+                    "local": bench_local(repeat)}
+    if available():
+        result["dist_sync"] = launch_job("sync", repeat)
+        result["dist_async"] = launch_job("async", repeat)
+    else:
+        result["dist"] = "skipped: needs mpirun and mpi4py"
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

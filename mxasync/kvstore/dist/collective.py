@@ -1,0 +1,188 @@
+"""Collectives among worker ranks, each preceded by a small header exchange.
+
+Every worker sends every other worker a header (what it is about to do: which
+collective, which key, how many bytes, which round) before the collective
+itself.  The exchange makes three failures visible instead of hangs:
+
+* a worker that ran fewer batches sends ``FINISH`` (or ``BARRIER``) while the
+  others send ``ALLREDUCE``: everyone gets an error saying so;
+* a worker that stays silent is named when the timeout expires;
+* a worker whose input failed (its engine op was skipped) sends a FAILED header,
+  so the others fail that op too instead of waiting for it.
+
+Only after every header matched does the blocking collective run (on the comm
+thread, with the GIL released by mpi4py), so it can no longer hang on a peer
+that went elsewhere.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+
+import numpy as np
+
+from ...base import MXNetError
+from ...runtime.engine import Engine
+from ...runtime.run_context import FnProperty
+from .comm import Comm, Task
+
+__all__ = ["Collective", "ALLREDUCE", "BCAST", "BARRIER", "FINISH", "ALLGATHER", "key_id", "push_collective"]
+
+ALLREDUCE, BCAST, BARRIER, FINISH, ALLGATHER = 1, 2, 3, 4, 5
+_KIND_NAMES = {ALLREDUCE: "push", BCAST: "init", BARRIER: "barrier()", FINISH: "exit", ALLGATHER: "push"}
+_FAILED, _CRASHED = 1, 2  # header flags: input failed; exiting on an uncaught exception
+_TAG_HEADER = 11
+_NFIELDS = 6  # kind, key id, nbytes, round, flags, collective count
+_key_names: dict[int, str] = {}
+
+
+def key_id(key: object) -> int:
+    """A stable 31-bit id of a KVStore key (the same on every rank), remembered for messages.
+
+    >>> key_id(3) == key_id(3) and key_id("3") != key_id(3)
+    True
+    """
+    text = f"{type(key).__name__}:{key}"
+    kid = zlib.crc32(text.encode()) & 0x7FFFFFFF
+    _key_names[kid] = repr(key)
+    return kid
+
+
+class Collective(Task):
+    """A header exchange followed by one collective on the workers' communicator.
+
+    ``buf`` is a numpy array updated in place (ALLREDUCE, BCAST); ``recv`` takes
+    the result of ALLGATHER.  ``after(buf)`` runs on the comm thread once the
+    data arrived (keep it cheap).
+    """
+
+    sequenced = True
+
+    def __init__(self, kind: int, key: object = None, buf: np.ndarray | None = None, round_: int = 0,
+                 root: int = 0, recv: np.ndarray | None = None, after: Callable[[], None] | None = None,
+                 count: int = 0, crashed: bool = False, send: np.ndarray | None = None) -> None:
+        super().__init__()
+        self.kind = kind
+        self.key = key
+        self.kid = key_id(key) if key is not None else 0
+        self.buf = buf
+        self.recv_buf = recv
+        self.send_buf = send  # ALLREDUCE from this array into ``buf`` (saves the copy into ``buf``)
+        self.round = round_
+        self.root = root
+        self.after = after
+        self.count = count
+        self.crashed = crashed
+        label = _KIND_NAMES[kind] if key is None else f"{_KIND_NAMES[kind]} of key {key!r}"
+        self.name = f"kvstore {label}" + (f" (round {round_})" if round_ else "")
+
+    # ------------------------------------------------------------ header
+    def start(self, comm: Comm) -> None:
+        flags = (_FAILED if not self.armed else 0) | (_CRASHED if self.crashed else 0)
+        nbytes = self.buf.nbytes if self.buf is not None else 0
+        self.header = np.array([self.kind, self.kid, nbytes, self.round, flags, self.count], np.int64)
+        self.peers = [r for r in range(comm.size) if r != comm.rank]
+        self.headers = {p: np.zeros(_NFIELDS, np.int64) for p in self.peers}
+        self.recvs = {p: comm.group.Irecv(self.headers[p], source=p, tag=_TAG_HEADER) for p in self.peers}
+        self.sends = [comm.group.Isend(self.header, dest=p, tag=_TAG_HEADER) for p in self.peers]
+        self.missing = set(self.peers)
+
+    def waiting_for(self) -> str:
+        names = ", ".join(str(p) for p in sorted(self.missing))
+        return f"worker{'s' if len(self.missing) > 1 else ''} {names}" if self.missing else "the workers"
+
+    def poll(self, comm: Comm) -> bool:
+        for p in list(self.missing):
+            if self.recvs[p].Test():
+                self.missing.discard(p)
+        if self.missing:
+            return False
+        comm.MPI.Request.Waitall(self.sends)
+        self._check(comm)
+        if not self.armed:
+            return True  # this worker's op was skipped by the engine: nothing to compute
+        self.execute(comm)
+        if self.after is not None:
+            self.after()
+        return True
+
+    def _check(self, comm: Comm) -> None:
+        failed = [p for p in self.peers if self.headers[p][4] & _FAILED]
+        if not self.armed:
+            failed.append(comm.rank)
+        if failed:
+            who = ", ".join(str(p) for p in sorted(failed))
+            exc = MXNetError(f"{self.name}: worker {who} could not take part because its input failed "
+                             "(see that worker's error); the op fails on every worker")
+            exc.fatal = False  # every worker agrees, so later collectives still line up
+            raise exc
+        mine = self.header[:3]
+        for p in self.peers:
+            if not np.array_equal(self.headers[p][:3], mine):
+                raise MXNetError(self._mismatch(comm, p))
+
+    def _mismatch(self, comm: Comm, peer: int) -> str:
+        theirs, mine = self.headers[peer], self.header
+        text = (f"workers disagree on the next KVStore step: worker {comm.rank} does {_describe(mine)} "
+                f"while worker {peer} does {_describe(theirs)}")
+        kinds = {int(mine[0]), int(theirs[0])}
+        if (mine[4] | theirs[4]) & _CRASHED:
+            text += " (it stopped on an uncaught error: see its traceback)"
+        elif kinds & {FINISH, BARRIER} and kinds & {ALLREDUCE, ALLGATHER}:
+            text += (". The workers ran different numbers of batches: give each the same number "
+                     "(num_parts=kv.num_workers, part_index=kv.rank on equal parts, or "
+                     "last_batch_handle='discard')")
+        elif mine[1] == theirs[1] and mine[2] != theirs[2]:
+            text += ". The key has a different size on each worker"
+        else:
+            text += ". Every worker must push the same keys in the same order"
+        return text
+
+    # ------------------------------------------------------------ data
+    def execute(self, comm: Comm) -> None:
+        MPI, group, buf = comm.MPI, comm.group, self.buf
+        if self.kind == ALLREDUCE:
+            send = self.send_buf
+            if buf.dtype == np.float16:  # MPI has no half type: sum in float32
+                tmp = (buf if send is None else send).astype(np.float32)
+                group.Allreduce(MPI.IN_PLACE, tmp, op=MPI.SUM)
+                buf[...] = tmp
+            else:
+                group.Allreduce(MPI.IN_PLACE if send is None else send, buf, op=MPI.SUM)
+        elif self.kind == BCAST:
+            group.Bcast(buf.view(np.uint8).reshape(-1), root=self.root)
+        elif self.kind == ALLGATHER:
+            group.Allgather(buf.view(np.uint8).reshape(-1), self.recv_buf.view(np.uint8).reshape(-1))
+        elif self.kind == BARRIER:
+            group.Barrier()
+
+
+def _describe(header: np.ndarray) -> str:
+    kind, kid, nbytes, round_, _flags, count = (int(x) for x in header)
+    if kind in (ALLREDUCE, ALLGATHER):
+        key = _key_names.get(kid, f"#{kid}")
+        return f"push #{round_} of key {key} ({nbytes} bytes; collective push #{count})"
+    if kind == BCAST:
+        return f"init of key {_key_names.get(kid, f'#{kid}')}"
+    if kind == FINISH:
+        return f"exit after {count} collective pushes"
+    return f"barrier() after {count} collective pushes"
+
+
+def push_collective(comm: Comm, task: Collective, ctx, const_vars, mutate_vars,
+                    priority: int = 0) -> None:
+    """Push ``task`` as an engine op that reads ``const_vars`` and writes ``mutate_vars``.
+
+    The task is registered now, in program order (the order every rank shares),
+    and armed when the engine runs the op; the comm thread completes the op.
+    """
+    engine = Engine.get()
+    task.done_var = engine.new_variable(name=task.name)
+    comm.submit(task)
+
+    def start(rctx, on_complete) -> None:
+        comm.arm(task, on_complete)
+
+    engine.push_async(start, ctx, list(const_vars), [*mutate_vars, task.done_var],
+                      prop=FnProperty.ASYNC, priority=priority, name=task.name)

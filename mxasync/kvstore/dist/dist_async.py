@@ -1,0 +1,129 @@
+"""``dist_async``: workers push to server ranks that apply each push at once (MXNet's async SGD).
+
+Server ranks own the keys (big keys cut into one part per server; see
+:mod:`.rpc`).  A push sums the worker's own values locally, then sends the sum
+to the servers; a pull asks the servers for the current value.  Nothing waits
+for the other workers, so each worker sees whatever the servers hold when its
+pull arrives; after a ``barrier()`` every worker sees every push made before it.
+
+Start servers with ``mxasync launch -n WORKERS --num-servers S script.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...base import MXNetError
+from ...ndarray.ndarray import NDArray, empty
+from ...runtime.engine import Engine
+from ...runtime.run_context import FnProperty
+from ..base import Key, register
+from ..local import KVStoreLocal
+from .collective import BARRIER, Collective, key_id
+from .dist_sync import worker_comm
+from .rpc import INIT, PULL, PUSH, SETOPT, Request, shards
+
+__all__ = ["KVStoreDistAsync"]
+
+
+@register("dist_async", "dist_device_async")
+class KVStoreDistAsync(KVStoreLocal):
+    """Asynchronous store on server ranks (see the module docstring)."""
+
+    def __init__(self, kv_type: str = "dist_async"):
+        super().__init__(kv_type)
+        self._comm = worker_comm()
+        if not self._comm.server_ranks:
+            raise MXNetError(f"kvstore {kv_type!r} needs server ranks: start the job with "
+                             "'mxasync launch -n WORKERS --num-servers S script.py'")
+        self._parts: dict[Key, list] = {}
+
+    @property
+    def rank(self) -> int:
+        return self._comm.rank
+
+    @property
+    def num_workers(self) -> int:
+        return self._comm.size
+
+    def barrier(self) -> None:
+        """Wait for this worker's pending pushes, then for every worker."""
+        for arr in self._store.values():
+            arr.wait_to_read()
+        self._comm.run(Collective(BARRIER, count=self._comm.push_count))
+
+    _barrier = barrier
+
+    # -- the steps ----------------------------------------------------------------
+    def init(self, key, value) -> None:
+        """Worker 0's values go to the servers; the barrier lets nobody pull before they arrive."""
+        super().init(key, value)
+        self.barrier()
+
+    def _init_key(self, key: Key, value: NDArray) -> None:
+        super()._init_key(key, value)  # a local buffer of the right shape for pulls
+        stored = self._store[key]
+        kid = key_id(key)
+        servers = self._comm.server_ranks
+        self._parts[key] = [(servers[s], start, stop) for s, start, stop in shards(kid, stored.size, len(servers))]
+        if self.rank == 0:
+            self._request(INIT, key, stored, (key, np.dtype(stored.dtype).str), reads=True)
+
+    def _push_key(self, key: Key, values: Sequence[NDArray], priority: int) -> None:
+        stored = self._store[key]
+        for v in values:
+            if v.shape != stored.shape:
+                raise MXNetError(f"kvstore.push: key {key!r} holds shape {stored.shape}, got {v.shape}")
+        merged = self._merged.get(key)
+        if merged is None:
+            merged = self._merged[key] = empty(stored.shape, stored.context, stored.dtype)
+        self._reduce(key, values, merged, priority)
+        self._request(PUSH, key, merged, None, reads=True, order=stored, priority=priority)
+
+    def _pull_key(self, key: Key, outs: Sequence[NDArray], priority: int) -> None:
+        stored = self._store[key]
+        self._request(PULL, key, stored, None, reads=False, priority=priority)
+        super()._pull_key(key, outs, priority)
+
+    def _request(self, op: int, key: Key, arr: NDArray, meta, reads: bool, order: NDArray | None = None,
+                 priority: int = 0) -> None:
+        """Push one engine op that sends ``arr`` to (or, for PULL, fills it from) the key's servers.
+
+        ``order`` is the key's stored array: writing its var orders this push
+        before the key's later pulls, so a worker always sees its own pushes.
+        """
+        flat = arr._data.reshape(-1)
+        parts = [(server, i, flat[a:b] if reads else None, None if reads else flat[a:b])
+                 for i, (server, a, b) in enumerate(self._parts[key])]
+        task = Request(op, key_id(key), parts, meta, repr(key))
+        comm = self._comm
+        engine = Engine.get()
+        task.done_var = engine.new_variable(name=task.name)
+        var = arr._chunk.var
+        const = [var] if reads else []
+        mutate = [task.done_var] + ([] if reads else [var]) + ([order._chunk.var] if order is not None else [])
+
+        def start(rctx, on_complete) -> None:
+            comm.arm(task, on_complete)
+            comm.submit(task)
+
+        engine.push_async(start, arr.context, const, mutate, prop=FnProperty.ASYNC, priority=priority,
+                          name=task.name)
+
+    # -- optimizer ------------------------------------------------------------------
+    def set_optimizer(self, optimizer) -> None:
+        """Worker 0 pickles ``optimizer`` to every server (it must pickle), then all workers meet."""
+        import pickle
+
+        if self.rank == 0:
+            try:
+                pickle.dumps(optimizer)
+            except Exception as exc:  # noqa: BLE001
+                raise MXNetError(f"kvstore.set_optimizer: dist_async ships the optimizer to the servers, "
+                                 f"so it must pickle: {exc}") from exc
+            servers = self._comm.server_ranks
+            self._comm.run(Request(SETOPT, 0, [(s, 0, None, None) for s in servers], optimizer, "optimizer"))
+        self._optimizer = optimizer
+        self.barrier()

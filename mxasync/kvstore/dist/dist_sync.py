@@ -1,0 +1,160 @@
+"""``dist_sync`` and ``dist_device_sync``: MXNet's synchronous data-parallel store on MPI Allreduce.
+
+Each worker keeps a full copy of every key.  A push sums the worker's own
+values (the local store's reduce), then an Allreduce sums the workers' sums;
+the updater then runs on every worker on identical inputs, so the copies stay
+equal and a pull is a local copy.  That is MXNet's ``dist_sync`` result (the
+server applies the update once per round to the sum of all pushes) without the
+round trip to a server: ``benchmarks/kvstore.py`` measures both designs' costs.
+
+``init`` takes worker 0's value (a broadcast, which also lines everyone up);
+``set_optimizer`` ships worker 0's optimizer to the others when it pickles.
+"""
+
+from __future__ import annotations
+
+import pickle
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...base import MXNetError
+from ...ndarray.ndarray import NDArray
+from ..base import Key, register
+from ..local import KVStoreLocal
+from .collective import ALLREDUCE, BARRIER, BCAST, Collective, push_collective
+from .comm import Comm, get_comm, on_exit
+from .compression import GradientCompression
+
+__all__ = ["KVStoreDistSync", "worker_comm"]
+
+
+_crashed = [False]
+
+
+def worker_comm() -> Comm:
+    """The process's communicator, with the exit handshake that catches unequal batch counts."""
+    comm = get_comm()
+    if not getattr(comm, "_exit_hook", False):
+        comm._exit_hook = True
+        on_exit(_finish)
+        _watch_uncaught()
+    return comm
+
+
+def _watch_uncaught() -> None:
+    """Remember an uncaught exception, so the exit handshake tells the others this worker crashed."""
+    previous = sys.excepthook
+
+    def hook(*exc_info) -> None:
+        _crashed[0] = True
+        previous(*exc_info)
+
+    sys.excepthook = hook
+
+
+def _finish(comm: Comm) -> None:
+    """At exit every worker says so; a worker still pushing learns that the others ran fewer batches."""
+    from .collective import FINISH
+    from .server import stop_servers
+
+    if comm.broken is not None:
+        return
+    comm.run(Collective(FINISH, count=comm.push_count, crashed=_crashed[0]))
+    stop_servers(comm)
+
+
+def _direct(src: NDArray, dst: NDArray) -> bool:
+    """Can MPI sum ``src`` straight into ``dst`` (host memory, same dtype, contiguous, not aliased)?"""
+    host = ("cpu", "cpu_pinned", "cpu_shared")
+    return (src.context.device_type in host and dst.context.device_type in host and src._chunk is not dst._chunk
+            and np.dtype(src.dtype) == np.dtype(dst.dtype) and np.dtype(dst.dtype) != np.float16
+            and src._data.flags.c_contiguous and dst._data.flags.c_contiguous)
+
+
+@register("dist_sync", "dist_device_sync", "dist_sync_device")
+class KVStoreDistSync(KVStoreLocal):
+    """Synchronous data-parallel store on MPI collectives (see the module docstring)."""
+
+    def __init__(self, kv_type: str = "dist_sync"):
+        super().__init__(kv_type)
+        self._on_device = "device" in kv_type
+        self._comm = worker_comm()
+        self._rounds: dict[Key, int] = {}
+        self._compression: GradientCompression | None = None
+
+    # -- identity -----------------------------------------------------------------
+    @property
+    def rank(self) -> int:
+        return self._comm.rank
+
+    @property
+    def num_workers(self) -> int:
+        return self._comm.size
+
+    def barrier(self) -> None:
+        """Wait until every worker got here (after the collectives each pushed before it)."""
+        self._comm.run(Collective(BARRIER, count=self._comm.push_count))
+
+    _barrier = barrier
+
+    def is_capable(self, capability: str) -> bool:
+        return capability.lower() == "optimizer"
+
+    # -- the steps ------------------------------------------------------------------
+    def _init_key(self, key: Key, value: NDArray) -> None:
+        super()._init_key(key, value)
+        stored = self._store[key]
+        self._check_dtype(key, stored)
+        push_collective(self._comm, Collective(BCAST, key=key, buf=stored._data), stored.context,
+                        [], [stored._chunk.var])
+
+    def _reduce(self, key: Key, values: Sequence[NDArray], dst: NDArray, priority: int) -> None:
+        comm = self._comm
+        rnd = self._rounds[key] = self._rounds.get(key, 0) + 1
+        src = values[0]
+        if self._compression is None and len(values) == 1 and _direct(src, dst):
+            # one local value: MPI reads it directly, saving a copy of every gradient
+            comm.push_count += 1
+            task = Collective(ALLREDUCE, key=key, buf=dst._data, send=src._data, round_=rnd, count=comm.push_count)
+            push_collective(comm, task, dst.context, [src._chunk.var], [dst._chunk.var], priority)
+            return
+        super()._reduce(key, values, dst, priority)
+        if self._compression is not None:
+            self._compression.allreduce(comm, key, dst, rnd, priority)
+            return
+        comm.push_count += 1
+        task = Collective(ALLREDUCE, key=key, buf=dst._data, round_=rnd, count=comm.push_count)
+        push_collective(comm, task, dst.context, [], [dst._chunk.var], priority)
+
+    @staticmethod
+    def _check_dtype(key: Key, arr: NDArray) -> None:
+        if np.dtype(arr.dtype).kind not in "fiub" or not arr._data.flags.c_contiguous:
+            raise MXNetError(f"kvstore.init: key {key!r} has dtype {arr.dtype}; the distributed store "
+                             "sums numeric arrays only")
+
+    # -- optimizer and compression ----------------------------------------------------
+    def set_optimizer(self, optimizer) -> None:
+        """Every worker runs worker 0's optimizer on the summed gradients (MXNet ships it to the servers)."""
+        try:
+            blob = pickle.dumps(optimizer)
+        except Exception:  # noqa: BLE001 - an unpicklable optimizer: each worker keeps its own
+            blob = b""
+        shipped = self._bcast_bytes(blob)
+        if shipped and self.rank != 0:
+            optimizer = pickle.loads(shipped)
+        super().set_optimizer(optimizer)
+
+    def _bcast_bytes(self, blob: bytes) -> bytes:
+        size = np.array([len(blob)], np.int64)
+        self._comm.run(Collective(BCAST, key="__optimizer_size__", buf=size))
+        if not size[0]:
+            return b""
+        data = np.frombuffer(blob, np.uint8).copy() if self.rank == 0 else np.empty(int(size[0]), np.uint8)
+        self._comm.run(Collective(BCAST, key="__optimizer__", buf=data))
+        return data.tobytes()
+
+    def set_gradient_compression(self, compression_params: dict) -> None:
+        """``{'type': '2bit', 'threshold': t}``: push 2-bit codes with error feedback (MXNet's scheme)."""
+        self._compression = GradientCompression.create(compression_params)

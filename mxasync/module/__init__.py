@@ -1,0 +1,7 @@
+"""``mx.mod`` / ``mx.module``: Module, the training loop and data-parallel executor groups."""
+
+from .base_module import BaseModule
+from .executor_group import DataParallelExecutorGroup
+from .module import Module
+
+__all__ = ["BaseModule", "Module", "DataParallelExecutorGroup"]

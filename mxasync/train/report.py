@@ -1,0 +1,67 @@
+"""What ``mxasync train`` reports: exact validation accuracy, the JSON-lines log and the curves plot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["evaluate", "MetricsLog", "plot_curves"]
+
+
+def evaluate(mod, data) -> tuple[float, float, int]:
+    """``(accuracy, cross-entropy, examples)`` over ``data``, padding excluded (unlike ``Module.score``)."""
+    correct, loss, count = 0, 0.0, 0
+    for outputs, _, batch in mod.iter_predict(data):
+        keep = outputs[0].shape[0]
+        prob = outputs[0].asnumpy()
+        label = batch.label[0].asnumpy()[:keep].astype(np.int64)
+        correct += int((prob.argmax(axis=1) == label).sum())
+        loss += float(-np.log(np.maximum(prob[np.arange(keep), label], 1e-12)).sum())
+        count += keep
+    return correct / max(count, 1), loss / max(count, 1), count
+
+
+class MetricsLog:
+    """Appends one JSON object per epoch to a ``.jsonl`` file and keeps the rows for the plot.
+
+    >>> import tempfile, os
+    >>> log = MetricsLog(os.path.join(tempfile.mkdtemp(), "m.jsonl"))
+    >>> log.append(epoch=0, train_accuracy=0.5)
+    >>> open(log.path).read()
+    '{"epoch": 0, "train_accuracy": 0.5}\\n'
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.rows: list[dict] = []
+
+    def append(self, **row) -> None:
+        self.rows.append(row)
+        with open(self.path, "a") as f:
+            f.write(json.dumps(row) + "\n")
+
+
+def plot_curves(rows: list[dict], path: str | Path) -> bool:
+    """Draw train/val accuracy and loss per epoch into ``path``; False when matplotlib is missing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    epochs = [r["epoch"] + 1 for r in rows]
+    fig, (acc_ax, loss_ax) = plt.subplots(1, 2, figsize=(10, 4))
+    for ax, key, title in ((acc_ax, "accuracy", "accuracy"), (loss_ax, "cross_entropy", "cross-entropy")):
+        ax.plot(epochs, [r[f"train_{key}"] for r in rows], marker="o", label="train")
+        ax.plot(epochs, [r[f"val_{key}"] for r in rows], marker="o", label="validation")
+        ax.set_xlabel("epoch")
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True

@@ -1,0 +1,33 @@
+"""MXNet's nightly dist_sync_kvstore.py check: each worker pushes rank+1; the i-th pull is 1 + rate*n(n+1)/2*(i+1)."""
+
+from __future__ import annotations
+
+import numpy as np
+from dist_helpers import RATE, TestOptimizer
+
+import mxasync as mx
+from mxasync import kvstore
+
+SHAPE, BIG_SHAPE = (2, 3), (1200, 1200)
+
+
+def main() -> None:
+    kv = kvstore.create("dist_sync")
+    kv.init(3, mx.nd.ones(SHAPE))
+    kv.init(99, mx.nd.ones(BIG_SHAPE))
+    kv.set_optimizer(TestOptimizer(rescale_grad=RATE))
+    n, rank = kv.num_workers, kv.rank
+    for i in range(3):
+        kv.push(3, mx.nd.ones(SHAPE) * (rank + 1))
+        kv.push(99, mx.nd.ones(BIG_SHAPE) * (rank + 1))
+        expected = 1 + RATE * n * (n + 1) / 2 * (i + 1)
+        for key, shape in ((3, SHAPE), (99, BIG_SHAPE)):
+            out = mx.nd.zeros(shape)
+            kv.pull(key, out=out)
+            np.testing.assert_allclose(out.asnumpy(), expected)
+    kv.barrier()
+    print(f"worker {rank}/{n}: dist_sync formula ok", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+"""The distributed KVStore as real multi-process MPI jobs, started through ``mxasync launch``.
+
+Each job is bounded twice: the launcher's ``--timeout`` stops mpirun and every
+rank (its process group), and ``subprocess.run``'s timeout stops the launcher.
+Skipped when mpirun or mpi4py is missing (``.ci/install-mpi.sh`` installs them).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mxasync.kvstore.dist.mpi import available
+from mxasync.tools import launch
+
+SCRIPTS = Path(__file__).parent / "scripts"
+JOB_TIMEOUT = 60
+
+needs_mpi = pytest.mark.skipif(not available(), reason="needs mpirun and mpi4py (.ci/install-mpi.sh)")
+
+
+def run_job(script: str, *args: str, workers: int = 2, servers: int = 0, timeout: float = JOB_TIMEOUT,
+            env: dict | None = None) -> tuple[int, str, float]:
+    """Launch ``script`` on ``workers`` (+ ``servers``) ranks; (exit status, stdout+stderr, seconds)."""
+    full_env = dict(os.environ)
+    full_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SCRIPTS), full_env.get("PYTHONPATH")]))
+    full_env.setdefault("MXASYNC_KVSTORE_TIMEOUT", "30")
+    full_env.update(env or {})
+    cmd = [sys.executable, "-c", "import sys; from mxasync.cli import main; sys.exit(main())", "launch",
+           "-n", str(workers), "--num-servers", str(servers), "--timeout", str(timeout), script, *args]
+    t0 = time.monotonic()
+    proc = subprocess.run(cmd, cwd=SCRIPTS, env=full_env, capture_output=True, text=True, timeout=timeout + 30)
+    return proc.returncode, proc.stdout + proc.stderr, time.monotonic() - t0
+
+
+@needs_mpi
+def test_dist_sync_formula():
+    """MXNet's nightly dist_sync_kvstore.py: the i-th pull is 1 + rate*n(n+1)/2*(i+1)."""
+    rc, out, _ = run_job("sync_formula.py")
+    assert rc == 0, out
+    assert out.count("dist_sync formula ok") == 2, out
+
+
+@needs_mpi
+def test_dist_async_formula_two_servers():
+    """dist_async with 2 server ranks (the big key is cut across both; 4 ranks on 2 cores)."""
+    rc, out, _ = run_job("async_formula.py", servers=2)
+    assert rc == 0, out
+    assert out.count("dist_async formula ok") == 2, out
+
+
+@needs_mpi
+def test_module_fit_two_workers_equals_one(tmp_path):
+    """Module.fit(kvstore='dist_sync') on 2 workers = 1 worker on the concatenated batches."""
+    single, dist = tmp_path / "single.npz", tmp_path / "dist.npz"
+    proc = subprocess.run([sys.executable, "module_fit.py", "single", str(single)], cwd=SCRIPTS,
+                          capture_output=True, text=True, timeout=JOB_TIMEOUT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rc, out, _ = run_job("module_fit.py", "dist", str(dist))
+    assert rc == 0, out
+    a, b = np.load(single), np.load(dist)
+    assert sorted(a.files) == sorted(b.files)
+    for name in a.files:
+        np.testing.assert_allclose(b[name], a[name], rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+@needs_mpi
+def test_gradient_compression_2bit():
+    rc, out, _ = run_job("compression_2bit.py")
+    assert rc == 0, out
+    assert out.count("2bit ok") == 2, out
+
+
+@needs_mpi
+def test_await_from_async_code():
+    rc, out, _ = run_job("async_api.py")
+    assert rc == 0, out
+    assert out.count("async api ok") == 2, out
+
+
+@needs_mpi
+def test_killed_rank_ends_the_job_and_is_named():
+    rc, out, elapsed = run_job("failures.py", "kill")
+    assert rc != 0, out
+    assert "rank 1" in out and "signal 9" in out, out
+    assert "worker 1: done" not in out and "worker 0: done" not in out, out
+    assert elapsed < JOB_TIMEOUT
+
+
+@needs_mpi
+def test_stalled_rank_raises_after_the_timeout():
+    rc, out, elapsed = run_job("failures.py", "stall", env={"MXASYNC_KVSTORE_TIMEOUT": "3"})
+    assert rc != 0, out
+    assert "MXAsyncError" in out and "no answer from worker 1 for 3 s" in out, out
+    assert elapsed < 30, elapsed  # the stalled worker sleeps 600 s: the job must not wait for it
+
+
+@needs_mpi
+def test_unequal_batch_counts_say_so():
+    rc, out, _ = run_job("failures.py", "unequal")
+    assert rc != 0, out
+    assert "different numbers of batches" in out, out
+    assert "worker 1 does exit after 3 collective pushes" in out, out
+
+
+@needs_mpi
+def test_failed_input_fails_the_push_on_every_worker_and_the_job_goes_on():
+    rc, out, _ = run_job("failures.py", "skipped")
+    assert rc == 0, out
+    assert "worker 1 could not take part because its input failed" in out, out
+    assert "[failing_op] ValueError: this gradient failed" in out, out
+    assert out.count(": done") == 2, out
+
+
+@needs_mpi
+def test_launcher_passes_the_exit_status(tmp_path):
+    script = tmp_path / "exit3.py"
+    script.write_text("import sys\nsys.exit(3)\n")
+    rc, out, _ = run_job(str(script))
+    assert rc == 3, out
+
+
+def test_launch_command_flags(monkeypatch):
+    """Root, oversubscription, MPMD servers and exported variables (no MPI needed)."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    opts = launch._parser().parse_args(["-n", "2", "--num-servers", "1", "-H", "hosts", "-x", "FOO", "t.py", "-a"])
+    cmd = launch.build_command(opts, env={"MXASYNC_KVSTORE_TIMEOUT": "5", "HOME": "/root"})
+    assert cmd[cmd.index("--bind-to") + 1] == "none"
+    assert "--oversubscribe" not in cmd  # a hostfile says where the slots are
+    assert cmd[cmd.index("--hostfile") + 1] == "hosts"
+    exported = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-x"]
+    assert exported == ["MXASYNC_KVSTORE_TIMEOUT", "FOO"]
+    tail = cmd[cmd.index("-n"):]
+    assert tail == ["-n", "2", opts.python, "t.py", "-a", ":", "-n", "1", opts.python, "-m",
+                    "mxasync.kvstore.dist.server"]
+    local = launch.build_command(launch._parser().parse_args(["-n", "3", "t.py"]), env={})
+    assert "--oversubscribe" in local
+    assert ("--allow-run-as-root" in local) == (os.geteuid() == 0)
+
+
+def test_launch_without_mpirun_explains(capsys):
+    assert launch.main(["-n", "2", "--mpirun", "no-such-mpirun-here", "t.py"]) == 127
+    assert "install an MPI runtime" in capsys.readouterr().err
+
+
+def test_dist_types_are_registered_without_mpi():
+    from mxasync.kvstore import base
+
+    base._load_dist()
+    assert {"dist_sync", "dist_async", "dist_device_sync"} <= set(base._REGISTRY)
