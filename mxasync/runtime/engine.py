@@ -203,7 +203,7 @@ class Engine:
         self.num_workers = num_workers or default_worker_threads()
         # Ops measured below this many seconds run in the thread that readied them.
         self.inline_threshold = env_float(50.0, "MXASYNC_INLINE_THRESHOLD_US") * 1e-6
-        self.yield_above = env_int(32, "MXASYNC_MAX_LEAD_OPS")
+        self.yield_above = env_int(256, "MXASYNC_MAX_LEAD_OPS")
         self.throttle_seconds = env_float(2.0, "MXASYNC_THROTTLE_MS") * 1e-3
         self.max_backlog = env_int(4 * self.num_workers, "MXASYNC_POOL_BACKLOG")
         self.bulk_size = env_int(15, "MXASYNC_EXEC_BULK_EXEC_MAX_NODE", "MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN")
