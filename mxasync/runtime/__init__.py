@@ -3,6 +3,7 @@
 It knows nothing of arrays or operators; every other layer builds on it.
 """
 
+from . import lifetime  # noqa: F401 - registers the exit and fork handlers
 from .context import Context, cpu, cpu_pinned, cpu_shared, current_context, gpu, num_gpus
 from .engine import Engine, Operator, bulk, get, set_bulk_size
 from .resource import Resource, ResourceManager, ResourceRequest, register_resource_factory

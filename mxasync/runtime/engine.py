@@ -22,162 +22,43 @@ later touches them; waits raise them, once.
 
 from __future__ import annotations
 
-import asyncio
-import atexit
-import contextlib
 import inspect
-import os
-import sys
 import threading
 import time
-import weakref
 from _thread import allocate_lock
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..base import MXAsyncError, env_float, env_int, env_str
+from .async_ops import AsyncOpsMixin
 from .context import Context, current_context
+from .device_sync import DeviceSyncMixin
+from .op_block import (
+    _CALLBACK,
+    _CORO,
+    _NORMAL,
+    _SIGNAL,
+    _SYNC,
+    Operator,
+    _dedupe_mutate,
+    _Op,
+    _ThreadState,
+    _wrap_error,
+)
+from .placement import PlacementMixin
 from .run_context import FnProperty, RunContext
-from .streams import all_device_hooks, device_hooks, stream_lane
-from .threads import EngineLoop, WorkerPool, cpu_count, default_worker_threads, limit_blas_threads
+from .threads import EngineLoop, WorkerPool, default_worker_threads
 from .var import ErrorRecord, VarHandle
+from .waits import WaitMixin
 
 __all__ = ["Engine", "Operator", "get", "bulk", "set_bulk_size"]
 
-_SYNC, _CALLBACK, _CORO, _SIGNAL = 0, 1, 2, 3
-_NORMAL = FnProperty.NORMAL
 _DELETE_VAR = FnProperty.DELETE_VAR
 _CPU_PRIORITIZED = FnProperty.CPU_PRIORITIZED
 _perf = time.perf_counter
 
 
-class _Op:
-    """One pushed op.  ``wait`` counts the grants it still needs."""
-
-    __slots__ = (
-        "fn", "kind", "ctx", "const_vars", "mutate_vars", "prop", "priority", "name",
-        "wait", "inline", "err", "profiling", "key",
-    )
-
-    def __init__(self, fn, kind, ctx, const_vars, mutate_vars, prop, priority, name, inline):
-        self.fn = fn
-        self.kind = kind
-        self.ctx = ctx
-        self.const_vars = const_vars
-        self.mutate_vars = mutate_vars
-        self.prop = prop
-        self.priority = priority
-        self.name = name
-        self.inline = inline
-        self.err = None
-        self.profiling = False
-        self.wait = 0
-        self.key = None
-
-    def display_name(self) -> str:
-        if self.name:
-            return self.name
-        fn = self.fn
-        return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
-
-
-class Operator:
-    """A pre-built op (``Engine.new_operator``) that can be pushed many times."""
-
-    __slots__ = ("fn", "kind", "const_vars", "mutate_vars", "prop", "name", "deleted")
-
-    def __init__(self, fn, kind, const_vars, mutate_vars, prop, name):
-        self.fn = fn
-        self.kind = kind
-        self.const_vars = const_vars
-        self.mutate_vars = mutate_vars
-        self.prop = prop
-        self.name = name
-        self.deleted = False
-
-    def __repr__(self) -> str:
-        return f"<Operator {self.name!r}{' deleted' if self.deleted else ''}>"
-
-
-class _OnComplete:
-    """The ``on_complete`` callback handed to callback-style ops; call it once."""
-
-    __slots__ = ("engine", "op", "called", "started")
-
-    def __init__(self, engine, op):
-        self.engine = engine
-        self.op = op
-        self.called = False
-        self.started = None
-
-    def __call__(self, error: BaseException | None = None) -> None:
-        if self.called:
-            raise MXAsyncError(f"on_complete of engine op {self.op.display_name()!r} called twice")
-        self.called = True
-        op = self.op
-        engine = self.engine
-        if error is not None:
-            op.err = engine._make_error(op, error)
-        if self.started is not None and engine._profiler is not None:
-            engine._profiler.record(op, self.started, _perf())
-        engine._finish(op)
-
-
-def _wrap_error(exc: BaseException, name: str) -> MXAsyncError:
-    if isinstance(exc, MXAsyncError):
-        text = str(exc)
-        message = text if text.startswith(name) else f"[{name}] {text}"
-    else:
-        message = f"[{name}] {type(exc).__name__}: {exc}"
-    wrapped = MXAsyncError(message)
-    wrapped.__cause__ = exc
-    return wrapped
-
-
-class _ThreadState(threading.local):
-    """Per-thread engine state; class attributes are the defaults every thread starts with."""
-
-    bulk = None  # the open BulkSegment of this thread
-    starting = None  # callback ops readied while this thread is inside one's fn (a trampoline)
-
-
-def _resolve(fut) -> None:
-    if not fut.done():
-        fut.set_result(None)
-
-
-def _resolver(loop, fut):
-    """A callback that wakes ``fut`` on its loop from any thread.
-
-    The awaiting task may have been cancelled and its loop closed meanwhile;
-    then there is nobody to wake, and the engine must go on regardless.
-    """
-
-    def wake() -> None:
-        try:
-            loop.call_soon_threadsafe(_resolve, fut)
-        except RuntimeError:  # the loop is closed
-            pass
-
-    return wake
-
-
-def _dedupe_mutate(const_vars, mutate_vars):
-    """Drop duplicate writes and reads of vars the op also writes (MXNet's DeduplicateVarHandle)."""
-    if len(mutate_vars) == 1:
-        m = mutate_vars[0]
-        if m in const_vars:  # identity test first, so this is cheap
-            const_vars = [v for v in const_vars if v is not m]
-        return const_vars, mutate_vars
-    if len(set(mutate_vars)) != len(mutate_vars):
-        mutate_vars = list(dict.fromkeys(mutate_vars))
-    if const_vars:
-        writes = set(mutate_vars)
-        const_vars = [v for v in const_vars if v not in writes]
-    return const_vars, mutate_vars
-
-
-class Engine:
+class Engine(PlacementMixin, AsyncOpsMixin, WaitMixin, DeviceSyncMixin):
     """The threaded asyncio engine.  ``Engine.get()`` returns the process-wide one."""
 
     _instance: Engine | None = None
@@ -461,55 +342,6 @@ class Engine:
                 w()
         return ready or ()
 
-    def _should_inline(self, op: _Op) -> bool:
-        """Decide where a ready sync op runs; unhinted ops go by their measured cost.
-
-        Unknown ops go to the pool (a push must never block on a long op) and
-        are timed there; known ones are re-timed one run in 32 so a cost that
-        grows is noticed.
-        """
-        inline = op.inline
-        if inline is None:
-            key = op.key = op.name or getattr(op.fn, "__code__", op.fn)
-            cost = self._cost.get(key)
-            if cost is None:
-                return False
-            self._sample = sample = (self._sample + 1) & 31
-            inline = cost < self.inline_threshold
-            if sample:
-                op.inline = inline  # decided: no timing this run
-        return inline
-
-    def _throttle(self) -> None:
-        """Let the workers catch up when a thread pushes far ahead of them.
-
-        Every pushed op holds its output memory until it runs, so an unbounded
-        lead turns a loop of temporaries into a loop of allocations.  The
-        pushing thread waits until half the lead is gone, but never more than
-        ``MXASYNC_THROTTLE_MS`` per push: ops that wait for something this
-        thread has yet to do can never deadlock it.  Engine threads never wait.
-        """
-        if self._loop.in_loop_thread():
-            return
-        pool = self._pool
-        if pool is not None and threading.get_ident() in pool.idents:
-            return
-        low = self.yield_above // 2
-        deadline = _perf() + self.throttle_seconds
-        time.sleep(0)
-        while self._pending > low and _perf() < deadline:
-            time.sleep(5e-5)
-
-    def _learn_cost(self, key, seconds: float) -> None:
-        """Track an op's cost as a decaying minimum.
-
-        A sample can be inflated by waiting for the GIL (up to the 5 ms switch
-        interval) but never deflated, so the minimum is the honest estimate;
-        letting it grow by 1.5x per larger sample still follows a real increase.
-        """
-        old = self._cost.get(key)
-        self._cost[key] = seconds if old is None or seconds < old else min(seconds, old * 1.5)
-
     def _dispatch(self, op: _Op) -> None:
         kind = op.kind
         if kind is _SYNC:
@@ -648,267 +480,6 @@ class Engine:
             else:
                 self._dispatch(r)
 
-    def _start_callback(self, op: _Op) -> None:
-        """Start a callback op.  Ops readied by an ``on_complete`` called inside ``fn``
-        are started after ``fn`` returns, so chains of them never recurse."""
-        tls = self._tls
-        if tls.starting is not None:
-            tls.starting.append(op)
-            return
-        pending = tls.starting = [op]
-        try:
-            while pending:
-                self._start_one_callback(pending.pop(0))
-        finally:
-            tls.starting = None
-
-    def _start_one_callback(self, op: _Op) -> None:
-        done = _OnComplete(self, op)
-        if self._live_errors and self._inherit_error(op):
-            done()
-            return
-        rctx = self._run_context(op.ctx, op.prop)
-        if self._device_used:
-            self._device_before(op, rctx)
-        if self._profiler is not None:
-            done.started = _perf()
-        try:
-            op.fn(rctx, done)
-        except Exception as exc:  # noqa: BLE001
-            if not done.called:
-                done(exc)
-            else:
-                import warnings
-
-                warnings.warn(f"engine: op {op.display_name()!r} raised after on_complete: {exc!r}",
-                              RuntimeWarning, stacklevel=1)
-
-    async def _run_coro(self, op: _Op) -> None:
-        if not (self._live_errors and self._inherit_error(op)):
-            rctx = self._run_context(op.ctx, op.prop)
-            if self._device_used:
-                self._device_before(op, rctx)
-            t0 = _perf()
-            try:
-                await op.fn(rctx)
-            except BaseException as exc:  # noqa: BLE001 - includes cancellation of the engine loop
-                op.err = self._make_error(op, exc)
-            if self._device_used and rctx.stream is not None:
-                self._device_after(op, rctx)
-            prof = self._profiler
-            if prof is not None:
-                prof.record(op, t0, _perf())
-        self._finish(op)
-
-    def _run_in_worker(self, op: _Op) -> None:
-        try:
-            self._run_chain(op, True)
-        except BaseException:  # noqa: BLE001 - a worker never dies; the error is already on the op's vars
-            pass
-
-    def _worker_pool(self) -> WorkerPool:
-        pool = self._pool
-        if pool is None:
-            with self._pool_lock:
-                if self._pool is None:
-                    blas = env_int(max(1, cpu_count() // self.num_workers), "MXASYNC_BLAS_THREADS")
-                    limit_blas_threads(blas)
-                    # A worker waiting for the GIL gets it only at the holder's next switch
-                    # interval (5 ms by default), during which a pushing loop can queue hundreds
-                    # of ops and the memory they hold; a shorter interval keeps that bounded.
-                    interval = env_float(500.0, "MXASYNC_SWITCH_INTERVAL_US") * 1e-6
-                    if interval < sys.getswitchinterval():
-                        sys.setswitchinterval(interval)
-                    self._pool = WorkerPool(self._run_in_worker, self.num_workers)
-                pool = self._pool
-        return pool
-
-    # --------------------------------------------------------------- devices
-    def _run_context(self, ctx: Context, prop: FnProperty) -> RunContext:
-        hooks = device_hooks(ctx.device_type)
-        if hooks is None:
-            cached = self._rc_cache.get(id(ctx))
-            if cached is None:
-                cached = self._rc_cache[id(ctx)] = (ctx, RunContext(ctx, None))
-            return cached[1]
-        self._device_used = True
-        self._slow = True
-        return RunContext(ctx, hooks.stream(ctx, stream_lane(prop)))
-
-    def _device_before(self, op: _Op, rctx: RunContext) -> None:
-        """Order ``op`` after the device work of the vars it touches."""
-        stream = rctx.stream
-        hooks = device_hooks(op.ctx.device_type) if stream is not None else None
-        for v in op.const_vars:
-            self._await_events(v._event and [v._event], stream, hooks)
-        for v in op.mutate_vars:
-            self._await_events(([v._event] if v._event else []) + list(v._read_events), stream, hooks)
-
-    @staticmethod
-    def _await_events(events, stream, hooks) -> None:
-        for ev_stream, ev in events or ():
-            if stream is None:
-                ev.synchronize()
-            elif ev_stream is not stream:
-                hooks.wait_event(stream, ev)
-
-    def _device_after(self, op: _Op, rctx: RunContext) -> None:
-        hooks = device_hooks(op.ctx.device_type)
-        event = (rctx.stream, hooks.record_event(rctx.stream))
-        for v in op.mutate_vars:
-            v._event = event
-            v._read_events = ()
-        for v in op.const_vars:
-            v._read_events += (event,)
-
-    @staticmethod
-    def _host_sync(var: VarHandle, for_write: bool) -> None:
-        events = ([var._event] if var._event else []) + (list(var._read_events) if for_write else [])
-        for _, ev in events:
-            ev.synchronize()
-
-    # ------------------------------------------------------------------ waits
-    def _guard_blocking_wait(self, what: str) -> None:
-        pool = self._pool
-        if pool is not None and threading.get_ident() in pool.idents:
-            raise MXAsyncError(
-                f"{what} called inside a running engine op would wait for itself; "
-                "push the follow-up work as another op instead"
-            )
-        if self._loop.in_loop_thread():
-            raise MXAsyncError(f"{what} would block the engine's event loop; use the awaitable twin")
-
-    def _enqueue_signal(self, var: VarHandle, for_write: bool, fn: Callable[[], None]) -> bool:
-        """Queue ``fn`` to run once ``var``'s pending writes (and reads, ``for_write``) finish.
-
-        Returns False when there is nothing to wait for.  Caller holds the lock.
-        """
-        if for_write:
-            if not (var._writing or var._readers or var._queue):
-                return False
-        elif not (var._writing or var._queue):
-            return False
-        op = _Op(fn, _SIGNAL, None, [] if for_write else [var], [var] if for_write else [],
-                 _NORMAL, 0, "WaitForVar", True)
-        op.wait = 1
-        self._pending += 1
-        var._queue.append((op, for_write))
-        return True
-
-    def wait_for_var(self, var: VarHandle, *, for_write: bool = False) -> None:
-        """Block until every write pushed so far on ``var`` finished (and every read, ``for_write``).
-
-        Raises the error of a failed writer, once.
-        """
-        self._flush_bulk()
-        self._guard_blocking_wait("wait_for_var")
-        latch = allocate_lock()
-        latch.acquire()
-        with self._lock:
-            queued = self._enqueue_signal(var, for_write, latch.release)
-        if queued:
-            latch.acquire()
-        if var._event is not None or (for_write and var._read_events):
-            self._host_sync(var, for_write)
-        self._raise_var_error(var)
-
-    async def wait_for_var_async(self, var: VarHandle, *, for_write: bool = False) -> None:
-        """Awaitable :meth:`wait_for_var`; the caller's event loop keeps running meanwhile."""
-        self._flush_bulk()
-        loop = asyncio.get_running_loop()
-        fut = loop.create_future()
-        with self._lock:
-            queued = self._enqueue_signal(var, for_write, _resolver(loop, fut))
-        if queued:
-            await fut
-        if var._event is not None or (for_write and var._read_events):
-            await asyncio.to_thread(self._host_sync, var, for_write)
-        self._raise_var_error(var)
-
-    def _raise_var_error(self, var: VarHandle) -> None:
-        err = var._err
-        if err is None or err.reported:
-            return
-        with self._lock:
-            if err.reported:
-                return
-            err.reported = True
-            self._live_errors -= 1
-            self._refresh_slow()
-        raise err.exc
-
-    def wait_for_all(self) -> None:
-        """Block until every op pushed so far finished; raise the first unreported error, if any.
-
-        All errors pending at that point count as reported afterwards, so a
-        second ``wait_for_all`` is clean (MXNet's rule).
-        """
-        self._flush_bulk()
-        self._guard_blocking_wait("wait_for_all")
-        latch = allocate_lock()
-        latch.acquire()
-        with self._lock:
-            busy = self._pending > 0
-            if busy:
-                self._all_waiters.append(latch.release)
-        if busy:
-            latch.acquire()
-        self._sync_devices()
-        self._raise_first_error()
-
-    async def wait_for_all_async(self) -> None:
-        """Awaitable :meth:`wait_for_all`."""
-        self._flush_bulk()
-        loop = asyncio.get_running_loop()
-        fut = loop.create_future()
-        with self._lock:
-            busy = self._pending > 0
-            if busy:
-                self._all_waiters.append(_resolver(loop, fut))
-        if busy:
-            await fut
-        if self._device_used:
-            await asyncio.to_thread(self._sync_devices)
-        self._raise_first_error()
-
-    def _sync_devices(self) -> None:
-        if self._device_used:
-            for hooks in all_device_hooks():
-                hooks.synchronize_all()
-
-    def _raise_first_error(self) -> None:
-        if not self._errors:
-            return
-        with self._lock:
-            first = None
-            for record in self._errors:
-                if not record.reported:
-                    if first is None:
-                        first = record
-                    record.reported = True
-                    self._live_errors -= 1
-            self._refresh_slow()
-            self._errors.clear()
-        if first is not None:
-            raise first.exc
-
-    def _wait_idle(self, timeout: float | None = None) -> bool:
-        """Wait for every pending op without touching errors; False on timeout."""
-        latch = allocate_lock()
-        latch.acquire()
-        with self._lock:
-            busy = self._pending > 0
-            if busy:
-                self._all_waiters.append(latch.release)
-        if not busy:
-            return True
-        return latch.acquire(timeout=-1 if timeout is None else timeout)
-
-    @property
-    def num_pending(self) -> int:
-        """Ops pushed and not yet finished (internal wait markers included)."""
-        return self._pending
-
     # ------------------------------------------------------------------- bulk
     def bulk(self, size: int):
         """Group the sync pushes of this thread into engine ops of up to ``size`` pushes.
@@ -984,53 +555,3 @@ def bulk(size: int):
 
 def set_bulk_size(size: int) -> int:
     return Engine.get().set_bulk_size(size)
-
-
-def _exit_timeout() -> float:
-    return env_float(10.0, "MXASYNC_EXIT_TIMEOUT")
-
-
-@atexit.register
-def _drain_at_exit() -> None:
-    eng = Engine._instance
-    if eng is None:
-        return
-    eng.notify_shutdown()
-    with contextlib.suppress(Exception):
-        eng._flush_bulk()
-    if eng._loop.in_loop_thread():
-        return
-    eng._wait_idle(_exit_timeout())
-
-
-_fork_state: dict[str, Any] = {}
-
-
-def _before_fork() -> None:
-    eng = Engine._instance
-    if eng is None:
-        return
-    pool = eng._pool
-    in_engine_thread = eng._loop.in_loop_thread() or (pool is not None and threading.get_ident() in pool.idents)
-    if not in_engine_thread:
-        eng._wait_idle(_exit_timeout())
-    eng._lock.acquire()
-    _fork_state["engine"] = weakref.ref(eng)
-
-
-def _after_fork_parent() -> None:
-    ref = _fork_state.pop("engine", None)
-    eng = ref() if ref else None
-    if eng is not None:
-        eng._lock.release()
-
-
-def _after_fork_child() -> None:
-    ref = _fork_state.pop("engine", None)
-    eng = ref() if ref else None
-    if eng is not None:
-        eng._after_fork_in_child()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_parent, after_in_child=_after_fork_child)

@@ -11,7 +11,8 @@ from __future__ import annotations
 from _thread import allocate_lock
 
 from ..base import MXAsyncError
-from .engine import _CORO, _SYNC, Engine, _Op
+from .engine import Engine
+from .op_block import _CORO, _SYNC, _Op
 
 __all__ = ["NaiveEngine"]
 

@@ -1,0 +1,178 @@
+"""Waiting on the engine: ``wait_for_var``, ``wait_for_all``, their awaitable twins, and errors.
+
+A wait is itself a tiny marker op queued on the var like any reader (or
+writer, ``for_write``), so it orders exactly like the ops it waits for.  Sync
+waits block on a lock; async waits resolve a future on the caller's own loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from _thread import allocate_lock
+from collections.abc import Callable
+
+from ..base import MXAsyncError
+from .op_block import _NORMAL, _SIGNAL, _Op
+from .var import VarHandle
+
+__all__ = ["WaitMixin"]
+
+
+def _resolve(fut) -> None:
+    if not fut.done():
+        fut.set_result(None)
+
+
+def _resolver(loop, fut):
+    """A callback that wakes ``fut`` on its loop from any thread.
+
+    The awaiting task may have been cancelled and its loop closed meanwhile;
+    then there is nobody to wake, and the engine must go on regardless.
+    """
+
+    def wake() -> None:
+        try:
+            loop.call_soon_threadsafe(_resolve, fut)
+        except RuntimeError:  # the loop is closed
+            pass
+
+    return wake
+
+
+class WaitMixin:
+    def _guard_blocking_wait(self, what: str) -> None:
+        pool = self._pool
+        if pool is not None and threading.get_ident() in pool.idents:
+            raise MXAsyncError(
+                f"{what} called inside a running engine op would wait for itself; "
+                "push the follow-up work as another op instead"
+            )
+        if self._loop.in_loop_thread():
+            raise MXAsyncError(f"{what} would block the engine's event loop; use the awaitable twin")
+
+    def _enqueue_signal(self, var: VarHandle, for_write: bool, fn: Callable[[], None]) -> bool:
+        """Queue ``fn`` to run once ``var``'s pending writes (and reads, ``for_write``) finish.
+
+        Returns False when there is nothing to wait for.  Caller holds the lock.
+        """
+        if for_write:
+            if not (var._writing or var._readers or var._queue):
+                return False
+        elif not (var._writing or var._queue):
+            return False
+        op = _Op(fn, _SIGNAL, None, [] if for_write else [var], [var] if for_write else [],
+                 _NORMAL, 0, "WaitForVar", True)
+        op.wait = 1
+        self._pending += 1
+        var._queue.append((op, for_write))
+        return True
+
+    def wait_for_var(self, var: VarHandle, *, for_write: bool = False) -> None:
+        """Block until every write pushed so far on ``var`` finished (and every read, ``for_write``).
+
+        Raises the error of a failed writer, once.
+        """
+        self._flush_bulk()
+        self._guard_blocking_wait("wait_for_var")
+        latch = allocate_lock()
+        latch.acquire()
+        with self._lock:
+            queued = self._enqueue_signal(var, for_write, latch.release)
+        if queued:
+            latch.acquire()
+        if var._event is not None or (for_write and var._read_events):
+            self._host_sync(var, for_write)
+        self._raise_var_error(var)
+
+    async def wait_for_var_async(self, var: VarHandle, *, for_write: bool = False) -> None:
+        """Awaitable :meth:`wait_for_var`; the caller's event loop keeps running meanwhile."""
+        self._flush_bulk()
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+        with self._lock:
+            queued = self._enqueue_signal(var, for_write, _resolver(loop, fut))
+        if queued:
+            await fut
+        if var._event is not None or (for_write and var._read_events):
+            await asyncio.to_thread(self._host_sync, var, for_write)
+        self._raise_var_error(var)
+
+    def _raise_var_error(self, var: VarHandle) -> None:
+        err = var._err
+        if err is None or err.reported:
+            return
+        with self._lock:
+            if err.reported:
+                return
+            err.reported = True
+            self._live_errors -= 1
+            self._refresh_slow()
+        raise err.exc
+
+    def wait_for_all(self) -> None:
+        """Block until every op pushed so far finished; raise the first unreported error, if any.
+
+        All errors pending at that point count as reported afterwards, so a
+        second ``wait_for_all`` is clean (MXNet's rule).
+        """
+        self._flush_bulk()
+        self._guard_blocking_wait("wait_for_all")
+        latch = allocate_lock()
+        latch.acquire()
+        with self._lock:
+            busy = self._pending > 0
+            if busy:
+                self._all_waiters.append(latch.release)
+        if busy:
+            latch.acquire()
+        self._sync_devices()
+        self._raise_first_error()
+
+    async def wait_for_all_async(self) -> None:
+        """Awaitable :meth:`wait_for_all`."""
+        self._flush_bulk()
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+        with self._lock:
+            busy = self._pending > 0
+            if busy:
+                self._all_waiters.append(_resolver(loop, fut))
+        if busy:
+            await fut
+        if self._device_used:
+            await asyncio.to_thread(self._sync_devices)
+        self._raise_first_error()
+
+    def _raise_first_error(self) -> None:
+        if not self._errors:
+            return
+        with self._lock:
+            first = None
+            for record in self._errors:
+                if not record.reported:
+                    if first is None:
+                        first = record
+                    record.reported = True
+                    self._live_errors -= 1
+            self._refresh_slow()
+            self._errors.clear()
+        if first is not None:
+            raise first.exc
+
+    def _wait_idle(self, timeout: float | None = None) -> bool:
+        """Wait for every pending op without touching errors; False on timeout."""
+        latch = allocate_lock()
+        latch.acquire()
+        with self._lock:
+            busy = self._pending > 0
+            if busy:
+                self._all_waiters.append(latch.release)
+        if not busy:
+            return True
+        return latch.acquire(timeout=-1 if timeout is None else timeout)
+
+    @property
+    def num_pending(self) -> int:
+        """Ops pushed and not yet finished (internal wait markers included)."""
+        return self._pending
