@@ -7,7 +7,10 @@
   written in numpy.
 * ``dist_sync`` (2 workers, ``mxasync launch``): one round = push then pull of
   10 keys x 1M float32 on every worker, against a bare mpi4py Allreduce of the
-  same 10 arrays in the same job.
+  same 10 arrays in the same job (``bare_allreduce_ms``: in place, no copies), and
+  against the data movement the round's semantics need in bare mpi4py
+  (``bare_allreduce_and_copies_ms``: Allreduce from the pushed array into a
+  second one, then a copy into the pull's output).
 * ``dist_async`` (2 workers + 1 server): the same round through the server rank.
 
 Run as workers (``--worker sync|async``) it measures one job and prints its
@@ -100,20 +103,29 @@ def worker(kind: str, repeat: int) -> None:
         bufs = [g.asnumpy() for g in grads]
         MPI = comm.MPI
 
+        stored, pulled = [np.empty_like(b) for b in bufs], [np.empty_like(b) for b in bufs]
+
         def bare() -> None:
             for b in bufs:
                 comm.group.Allreduce(MPI.IN_PLACE, b, op=MPI.SUM)
 
-        kv_times, bare_times = [], []
+        def bare_copies() -> None:
+            # the data movement push+pull needs: the pushed array unchanged, the sum in the store and in out
+            for b, s, p in zip(bufs, stored, pulled, strict=True):
+                comm.group.Allreduce(b, s, op=MPI.SUM)
+                np.copyto(p, s)
+
+        kv_times, bare_times, copies_times = [], [], []
         for _ in range(repeat + 1):
-            for fn, times in ((round_, kv_times), (bare, bare_times)):
+            for fn, times in ((round_, kv_times), (bare, bare_times), (bare_copies, copies_times)):
                 kv.barrier()
                 t0 = time.perf_counter()
                 fn()
                 times.append(time.perf_counter() - t0)
-        ms, bare_ms = (float(np.median(t[1:]) * 1e3) for t in (kv_times, bare_times))
+        ms, bare_ms, copies_ms = (float(np.median(t[1:]) * 1e3) for t in (kv_times, bare_times, copies_times))
         result = {"workers": kv.num_workers, "round_ms": round(ms, 2), "bare_allreduce_ms": round(bare_ms, 2),
-                  "ratio": round(ms / bare_ms, 2)}
+                  "ratio": round(ms / bare_ms, 2), "bare_allreduce_and_copies_ms": round(copies_ms, 2),
+                  "ratio_to_copies": round(ms / copies_ms, 2)}
     kv.barrier()
     if kv.rank == 0:
         print("RESULT " + json.dumps(result), flush=True)

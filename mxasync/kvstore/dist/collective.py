@@ -12,11 +12,13 @@ itself.  The exchange makes three failures visible instead of hangs:
 
 Only after every header matched does the blocking collective run (on the comm
 thread, with the GIL released by mpi4py), so it can no longer hang on a peer
-that went elsewhere.
+that went elsewhere.  The headers travel ahead of the data, batched: see
+:mod:`.sequencer`.
 """
 
 from __future__ import annotations
 
+import threading
 import zlib
 from collections.abc import Callable
 
@@ -32,8 +34,7 @@ __all__ = ["Collective", "ALLREDUCE", "BCAST", "BARRIER", "FINISH", "ALLGATHER",
 ALLREDUCE, BCAST, BARRIER, FINISH, ALLGATHER = 1, 2, 3, 4, 5
 _KIND_NAMES = {ALLREDUCE: "push", BCAST: "init", BARRIER: "barrier()", FINISH: "exit", ALLGATHER: "push"}
 _FAILED, _CRASHED = 1, 2  # header flags: input failed; exiting on an uncaught exception
-_TAG_HEADER = 11
-_NFIELDS = 6  # kind, key id, nbytes, round, flags, collective count
+# a header: kind, key id, nbytes, round, flags, collective count
 _key_names: dict[int, str] = {}
 
 
@@ -74,38 +75,46 @@ class Collective(Task):
         self.after = after
         self.count = count
         self.crashed = crashed
+        self._outs: list[np.ndarray] = []  # pull outputs filled right after the data arrived
+        self._outs_lock = threading.Lock()
+        self._began = False
         label = _KIND_NAMES[kind] if key is None else f"{_KIND_NAMES[kind]} of key {key!r}"
         self.name = f"kvstore {label}" + (f" (round {round_})" if round_ else "")
 
     # ------------------------------------------------------------ header
     def start(self, comm: Comm) -> None:
+        """Build the header; the comm thread's Sequencer sends it with every other one ready."""
         flags = (_FAILED if not self.armed else 0) | (_CRASHED if self.crashed else 0)
         nbytes = self.buf.nbytes if self.buf is not None else 0
         self.header = np.array([self.kind, self.kid, nbytes, self.round, flags, self.count], np.int64)
-        self.peers = [r for r in range(comm.size) if r != comm.rank]
-        self.headers = {p: np.zeros(_NFIELDS, np.int64) for p in self.peers}
-        self.recvs = {p: comm.group.Irecv(self.headers[p], source=p, tag=_TAG_HEADER) for p in self.peers}
-        self.sends = [comm.group.Isend(self.header, dest=p, tag=_TAG_HEADER) for p in self.peers]
-        self.missing = set(self.peers)
+        self.missing: set[int] = set()
 
     def waiting_for(self) -> str:
         names = ", ".join(str(p) for p in sorted(self.missing))
         return f"worker{'s' if len(self.missing) > 1 else ''} {names}" if self.missing else "the workers"
 
-    def poll(self, comm: Comm) -> bool:
-        for p in list(self.missing):
-            if self.recvs[p].Test():
-                self.missing.discard(p)
-        if self.missing:
-            return False
-        comm.MPI.Request.Waitall(self.sends)
+    def attach_out(self, out: np.ndarray) -> bool:
+        """Fill ``out`` with ``buf`` on the comm thread after the collective (a pull fused into
+        the push); False once the collective began, when the caller must copy itself."""
+        with self._outs_lock:
+            if self._began:
+                return False
+            self._outs.append(out)
+            return True
+
+    def complete(self, comm: Comm, headers: dict) -> None:
+        with self._outs_lock:
+            self._began = True
+        self.headers = headers
+        self.peers = sorted(headers)
         self._check(comm)
         if not self.armed:
-            return True  # this worker's op was skipped by the engine: nothing to compute
+            return  # this worker's op was skipped by the engine: nothing to compute
         self.execute(comm)
+        for out in self._outs:
+            np.copyto(out, self.buf)
         if self.after is not None:
             self.after()
-        return True
 
     def _check(self, comm: Comm) -> None:
         failed = [p for p in self.peers if self.headers[p][4] & _FAILED]

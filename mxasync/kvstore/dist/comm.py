@@ -15,7 +15,6 @@ strictly in registration (= program) order, one at a time; unsequenced ones
 from __future__ import annotations
 
 import atexit
-import collections
 import os
 import queue
 import sys
@@ -26,6 +25,7 @@ from typing import Any
 
 from ...base import MXNetError
 from .mpi import SERVER, WORKER, load_mpi, timeout
+from .sequencer import Sequencer
 
 __all__ = ["Comm", "Task", "get_comm"]
 
@@ -62,6 +62,10 @@ class Task:
     def poll(self, comm: Comm) -> bool:  # pragma: no cover - overridden
         raise NotImplementedError
 
+    def complete(self, comm: Comm, headers: dict) -> None:  # pragma: no cover - overridden
+        """A sequenced task's work, once every peer's header (``{rank: header}``) arrived."""
+        raise NotImplementedError
+
     def waiting_for(self) -> str:
         """What a timeout message says this task was waiting for."""
         return "its peers"
@@ -80,7 +84,7 @@ class Comm:
         self.timeout = timeout()
         self.broken: BaseException | None = None
         self._inbox: queue.SimpleQueue = queue.SimpleQueue()
-        self._seq: collections.deque[Task] = collections.deque()
+        self._seq: Any = None  # the Sequencer (made on the comm thread once MPI is up)
         self._active: list[Task] = []
         self._ready = threading.Event()
         self._stopped = threading.Event()
@@ -152,6 +156,7 @@ class Comm:
         self._ready.set()
         try:
             self._loop()
+            self._seq.close(self)
             self.MPI.Finalize()
         finally:
             self._stopped.set()
@@ -169,6 +174,7 @@ class Comm:
         # workers' collectives run on their own communicator, so servers never take part
         self.group = world.Split(self.role, self.world_rank)
         self.rank, self.size = self.group.Get_rank(), self.group.Get_size()
+        self._seq = Sequencer(self)
 
     def _loop(self) -> None:
         wait: float | None = None
@@ -194,7 +200,9 @@ class Comm:
             if busy:
                 wait = 0
             elif self._seq or self._active:
-                wait = 0.0002 if wait == 0 else min((wait or 0.0002) * 2, 0.005)
+                # a header from a peer wakes nothing here: poll the network often, the engine less
+                cap = 0.001 if self._seq.waiting_on_peers() else 0.005
+                wait = 0.0002 if wait == 0 else min((wait or 0.0002) * 2, cap)
             else:
                 wait = None if not stop else 0.01
 
@@ -208,21 +216,8 @@ class Comm:
 
     def _progress(self) -> bool:
         """Advance every task that can move; True when something moved."""
-        moved = False
         now = time.monotonic()
-        while self._seq:
-            task = self._seq[0]
-            if not task.started:
-                if not (task.armed or task.skipped()):
-                    break
-                moved = True
-                if not self._start(task, now):
-                    self._seq.popleft()
-                    continue
-            if not self._poll(task, now):
-                break
-            self._seq.popleft()
-            moved = True
+        moved = self._seq.progress(self, now) if self._seq else False
         still = []
         for task in self._active:
             if not task.armed:
@@ -263,13 +258,25 @@ class Comm:
             self._fail(task, exc, fatal=getattr(exc, "fatal", True))
             return True
         if now > task.deadline:
-            exc = MXNetError(
-                f"{task.name}: no answer from {task.waiting_for()} for {self.timeout:g} s "
-                f"(stalled or dead?); MXASYNC_KVSTORE_TIMEOUT sets how long to wait"
-            )
-            self._fail(task, exc, fatal=True)
+            self._timed_out(task)
             return True
         return False
+
+    def _timed_out(self, task: Task) -> None:
+        exc = MXNetError(
+            f"{task.name}: no answer from {task.waiting_for()} for {self.timeout:g} s "
+            f"(stalled or dead?); MXASYNC_KVSTORE_TIMEOUT sets how long to wait"
+        )
+        self._fail(task, exc, fatal=True)
+
+    def _complete(self, task: Task, headers: dict) -> None:
+        """Run a sequenced task whose peers' ``headers`` all arrived, and end it."""
+        try:
+            task.complete(self, headers)
+        except BaseException as exc:  # noqa: BLE001
+            self._fail(task, exc, fatal=getattr(exc, "fatal", True))
+            return
+        task.finish(None)
 
     def _fail(self, task: Task, exc: BaseException, fatal: bool = False) -> None:
         if not isinstance(exc, MXNetError):

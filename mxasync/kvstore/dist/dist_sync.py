@@ -21,6 +21,7 @@ import numpy as np
 
 from ...base import MXNetError
 from ...ndarray.ndarray import NDArray
+from ...runtime.engine import Engine
 from ..base import Key, register
 from ..local import KVStoreLocal
 from .collective import ALLREDUCE, BARRIER, BCAST, Collective, push_collective
@@ -65,6 +66,10 @@ def _finish(comm: Comm) -> None:
     stop_servers(comm)
 
 
+def _nothing(rctx) -> None:
+    """A pull the comm thread already did: the op only orders later uses of ``out`` after the push."""
+
+
 def _direct(src: NDArray, dst: NDArray) -> bool:
     """Can MPI sum ``src`` straight into ``dst`` (host memory, same dtype, contiguous, not aliased)?"""
     host = ("cpu", "cpu_pinned", "cpu_shared")
@@ -83,6 +88,7 @@ class KVStoreDistSync(KVStoreLocal):
         self._comm = worker_comm()
         self._rounds: dict[Key, int] = {}
         self._compression: GradientCompression | None = None
+        self._fusable: dict[Key, Collective] = {}  # the pending push a pull of the key may join
 
     # -- identity -----------------------------------------------------------------
     @property
@@ -119,7 +125,10 @@ class KVStoreDistSync(KVStoreLocal):
             comm.push_count += 1
             task = Collective(ALLREDUCE, key=key, buf=dst._data, send=src._data, round_=rnd, count=comm.push_count)
             push_collective(comm, task, dst.context, [src._chunk.var], [dst._chunk.var], priority)
+            if dst is self._store.get(key):
+                self._fusable[key] = task
             return
+        self._fusable.pop(key, None)
         super()._reduce(key, values, dst, priority)
         if self._compression is not None:
             self._compression.allreduce(comm, key, dst, rnd, priority)
@@ -127,6 +136,26 @@ class KVStoreDistSync(KVStoreLocal):
         comm.push_count += 1
         task = Collective(ALLREDUCE, key=key, buf=dst._data, round_=rnd, count=comm.push_count)
         push_collective(comm, task, dst.context, [], [dst._chunk.var], priority)
+
+    def _broadcast(self, key: Key, src: NDArray, outs: Sequence[NDArray], priority: int) -> None:
+        """A pull right after a push: the comm thread copies the sum into ``out`` as soon as it
+        arrived (no engine op per copy, no copy racing the next collective for the cores)."""
+        task = self._fusable.get(key)
+        engine = Engine.get()
+        rest = []
+        for o in outs:
+            # ``out`` must be idle (no op pending on it: nothing earlier reads or writes it) so the
+            # comm thread may write it; the no-op below then orders every later op after the push
+            if (task is not None and _direct(src, o) and not o._chunk.var.pending
+                    and getattr(engine._tls, "bulk", None) is None and task.attach_out(o._data)):
+                engine.push_sync(_nothing, o.context, [src._chunk.var], [o._chunk.var], priority=priority,
+                                 name=f"kvstore_pull[{key}]")
+            else:
+                rest.append(o)
+        if task is not None and rest:
+            self._fusable.pop(key, None)  # it began (or cannot take these outs): copy as before
+        if rest:
+            super()._broadcast(key, src, rest, priority)
 
     @staticmethod
     def _check_dtype(key: Key, arr: NDArray) -> None:

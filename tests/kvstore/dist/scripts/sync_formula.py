@@ -26,7 +26,30 @@ def main() -> None:
             kv.pull(key, out=out)
             np.testing.assert_allclose(out.asnumpy(), expected)
     kv.barrier()
+    check_plain_sums(n, rank)
     print(f"worker {rank}/{n}: dist_sync formula ok", flush=True)
+
+
+def check_plain_sums(n: int, rank: int) -> None:
+    """No optimizer: a pull right after a push is filled by the comm thread; the store keeps its own copy."""
+    kv = kvstore.create("dist_sync")
+    kv.init(5, mx.nd.zeros((1000,)))
+    total = n * (n + 1) / 2
+    for i in range(3):
+        grad = mx.nd.ones((1000,)) * (rank + 1) * (i + 1)
+        out, other = mx.nd.zeros((1000,)), mx.nd.zeros((1000,))
+        kv.push(5, grad)
+        kv.pull(5, out=[out, other])
+        out += 100  # a later write to out must not reach the stored value
+        again = mx.nd.zeros((1000,))
+        kv.pull(5, out=again)
+        np.testing.assert_allclose(out.asnumpy(), total * (i + 1) + 100)
+        np.testing.assert_allclose(other.asnumpy(), total * (i + 1))
+        np.testing.assert_allclose(again.asnumpy(), total * (i + 1))
+        np.testing.assert_allclose(grad.asnumpy(), (rank + 1) * (i + 1))  # a push leaves its value alone
+    grad = mx.nd.ones((1000,)) * (rank + 1)
+    kv.pushpull(5, grad)
+    np.testing.assert_allclose(grad.asnumpy(), total)
 
 
 if __name__ == "__main__":
