@@ -29,11 +29,14 @@ import numpy as np
 
 from . import ndarray as nd
 from .ndarray import NDArray
+from .registry import ClassRegistry
 
 __all__ = ["InitDesc", "Initializer", "register", "alias", "create", "Load", "Mixed", "Zero", "One", "Constant",
            "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu", "Bilinear", "LSTMBias"]
 
-_REGISTRY: dict[str, type] = {}
+_REGISTRY = ClassRegistry("initializer")
+register = _REGISTRY.register
+alias = _REGISTRY.alias
 
 
 class InitDesc(str):
@@ -49,23 +52,6 @@ class InitDesc(str):
         return ret
 
 
-def register(klass: type) -> type:
-    """Register an initializer class under its lower-cased name (so ``create`` and ``__init__`` attrs find it)."""
-    _REGISTRY[klass.__name__.lower()] = klass
-    return klass
-
-
-def alias(*names: str):
-    """Register a class under extra names (a decorator)."""
-
-    def deco(klass: type) -> type:
-        for n in names:
-            _REGISTRY[n.lower()] = klass
-        return klass
-
-    return deco
-
-
 def create(init, **kwargs) -> Initializer:
     """An initializer from an instance, a registered name, or a ``dumps()`` JSON string."""
     if isinstance(init, Initializer):
@@ -76,10 +62,7 @@ def create(init, **kwargs) -> Initializer:
         name, kwargs = json.loads(init)
     else:
         name = init
-    klass = _REGISTRY.get(name.lower())
-    if klass is None:
-        raise ValueError(f"Cannot find initializer {name!r}; registered: {sorted(_REGISTRY)}")
-    return klass(**kwargs)
+    return _REGISTRY.find(name)(**kwargs)
 
 
 _BY_SUFFIX = (("weight", "_init_weight"), ("bias", "_init_bias"), ("gamma", "_init_gamma"), ("beta", "_init_beta"),

@@ -20,25 +20,13 @@ from collections import OrderedDict
 import numpy as _numpy
 
 from ..ndarray import NDArray
+from ..registry import ClassRegistry
 
 __all__ = ["EvalMetric", "CompositeEvalMetric", "create", "register", "alias", "check_label_shapes"]
 
-_REGISTRY: dict[str, type] = {}
-
-
-def register(klass: type) -> type:
-    """Register a metric class under its lower-cased name."""
-    _REGISTRY[klass.__name__.lower()] = klass
-    return klass
-
-
-def alias(*names: str):
-    def deco(klass: type) -> type:
-        for n in names:
-            _REGISTRY[n.lower()] = klass
-        return klass
-
-    return deco
+_REGISTRY = ClassRegistry("metric")
+register = _REGISTRY.register
+alias = _REGISTRY.alias
 
 
 def check_label_shapes(labels, preds, wrap: bool = False, shape: bool = False):
@@ -142,9 +130,7 @@ def create(metric, *args, **kwargs) -> EvalMetric:
         return composite
     if isinstance(metric, type) and issubclass(metric, EvalMetric):
         return metric(*args, **kwargs)
-    if not isinstance(metric, str) or metric.lower() not in _REGISTRY:
-        raise ValueError(f"Cannot find metric {metric!r}; registered: {sorted(_REGISTRY)}")
-    return _REGISTRY[metric.lower()](*args, **kwargs)
+    return _REGISTRY.find(metric)(*args, **kwargs)
 
 
 @register
