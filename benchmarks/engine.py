@@ -26,18 +26,11 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+from _timing import best  # noqa: E402 - benchmarks/ is on sys.path when run as a script
+
 import mxasync as mx  # noqa: E402
 
 CPU = mx.cpu()
-
-
-def best(fn, repeat=5):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def tiny_ops(eng, n):

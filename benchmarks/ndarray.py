@@ -21,17 +21,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+from _timing import best  # noqa: E402 - benchmarks/ is on sys.path when run as a script
+
 import mxasync as mx  # noqa: E402
 from mxasync.runtime.storage import Storage  # noqa: E402
-
-
-def best(fn, repeat=5):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def add_loop(n_elems, n_ops):

@@ -154,6 +154,30 @@ class DataIter:
             await anyio.to_thread.run_sync(self.reset)
 
 
+class BatchWrapperIter(DataIter):
+    """An iterator whose ``iter_next`` fetches a whole ``DataBatch`` into ``current_batch``
+    (from another iterator or a background loader); the getters read that batch."""
+
+    current_batch: DataBatch | None = None
+
+    def next(self) -> DataBatch:
+        if self.iter_next():
+            return self.current_batch
+        raise StopIteration
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self) -> int:
+        return self.current_batch.pad
+
+
 def _next_or_none(it: DataIter) -> DataBatch | None:
     # StopIteration must not cross a coroutine boundary (it turns into RuntimeError there)
     try:

@@ -15,7 +15,7 @@ import threading
 import weakref
 
 from ..base import MXAsyncError
-from .base import DataBatch, DataDesc, DataIter
+from .base import BatchWrapperIter, DataBatch, DataDesc, DataIter
 
 __all__ = ["PrefetchingIter"]
 
@@ -81,7 +81,7 @@ def _stop_all(workers: list[_Worker]) -> None:
         w.stop()
 
 
-class PrefetchingIter(DataIter):
+class PrefetchingIter(BatchWrapperIter):
     """Merge ``iters`` batch by batch, each read one batch ahead in its own thread.
 
     ``rename_data``/``rename_label``: one ``{old: new}`` map per iterator. An exception raised
@@ -182,22 +182,6 @@ class PrefetchingIter(DataIter):
         self._request_all()
         return True
 
-    def next(self) -> DataBatch:
-        if self.iter_next():
-            return self.current_batch
-        raise StopIteration
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self) -> int:
-        return self.current_batch.pad
 
     # -- shutdown -------------------------------------------------------------------
     def close(self) -> None:

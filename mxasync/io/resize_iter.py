@@ -9,12 +9,12 @@
 
 from __future__ import annotations
 
-from .base import DataBatch, DataIter
+from .base import BatchWrapperIter, DataBatch, DataIter
 
 __all__ = ["ResizeIter"]
 
 
-class ResizeIter(DataIter):
+class ResizeIter(BatchWrapperIter):
     """Yield exactly ``size`` batches per epoch, restarting ``data_iter`` when it runs out.
 
     ``reset_internal=False`` lets the inner iterator continue where it stopped on ``reset``.
@@ -50,14 +50,3 @@ class ResizeIter(DataIter):
         self.cur += 1
         return True
 
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self) -> int:
-        return self.current_batch.pad
