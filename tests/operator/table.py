@@ -1,7 +1,8 @@
 """The op table: one list of rows from every family file."""
 
 from table_elemwise import CASES as _ELEMWISE
+from table_extra import CASES as _EXTRA
 from table_nn import CASES as _NN
 from table_shape import CASES as _SHAPE
 
-CASES = [*_ELEMWISE, *_SHAPE, *_NN]
+CASES = [*_ELEMWISE, *_SHAPE, *_NN, *_EXTRA]

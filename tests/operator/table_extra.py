@@ -1,0 +1,170 @@
+"""Table rows: the MXNet 1.x ops of ``mxasync/operator/ops_extra_*.py``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import reference_nn as ref
+from cases import Case, distinct, integers, uniform
+
+
+def _vec(f):
+    return lambda x: np.vectorize(f, otypes=[np.float64])(x.astype(np.float64)).astype(x.dtype)
+
+
+def _erfinv_scalar(y):
+    lo, hi = -6.0, 6.0
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if math.erf(mid) < y else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
+def _order(x, axis, ascend):
+    xl = x.reshape(-1) if axis is None else np.moveaxis(x, axis, -1)
+    idx = np.argsort(xl if ascend else -xl, axis=-1, kind="stable")
+    return xl, idx
+
+
+def _back(y, axis):
+    return y if axis is None else np.moveaxis(y, -1, axis)
+
+
+def _topk(x, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"):
+    xl, idx = _order(x, axis, is_ascend)
+    idx = idx[..., : (k if k >= 1 else xl.shape[-1])]
+    val = np.take_along_axis(xl, idx, -1)
+    if ret_typ == "mask":
+        m = np.zeros_like(xl)
+        np.put_along_axis(m, idx, 1, -1)
+        return _back(m, axis).reshape(x.shape)
+    if ret_typ == "value":
+        return _back(val, axis)
+    if ret_typ == "indices":
+        return _back(idx, axis).astype(dtype)
+    return _back(val, axis), _back(idx, axis).astype(dtype)
+
+
+def _sort(x, axis=-1, is_ascend=True):
+    xl, idx = _order(x, axis, is_ascend)
+    return _back(np.take_along_axis(xl, idx, -1), axis)
+
+
+def _argsort(x, axis=-1, is_ascend=True, dtype="float32"):
+    return _back(_order(x, axis, is_ascend)[1], axis).astype(dtype)
+
+
+def _pick(x, i, axis=-1, keepdims=False, mode="clip"):
+    n = x.shape[axis]
+    i = i.astype(int).reshape(np.delete(x.shape, axis % x.ndim))
+    i = np.mod(i, n) if mode == "wrap" else np.clip(i, 0, n - 1)
+    out = np.take_along_axis(x, np.expand_dims(i, axis), axis)
+    return out if keepdims else np.squeeze(out, axis)
+
+
+def _instance_norm(x, g, b, eps=1e-3):
+    ax = tuple(range(2, x.ndim))
+    xh = (x - x.mean(ax, keepdims=True)) / np.sqrt(x.var(ax, keepdims=True) + eps)
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    return xh * g.reshape(shape) + b.reshape(shape)
+
+
+def _l2(x, mode="instance", eps=1e-10):
+    ax = {"instance": tuple(range(1, x.ndim)), "channel": (1,), "spatial": tuple(range(2, x.ndim))}[mode]
+    return x / np.sqrt((x * x).sum(ax, keepdims=True) + eps)
+
+
+def _nearest(*xs, scale, sample_type, num_args=1, multi_input_mode="concat"):
+    oh, ow = xs[0].shape[2] * scale, xs[0].shape[3] * scale
+    ups = [x.repeat(oh // x.shape[2], 2).repeat(ow // x.shape[3], 3) for x in xs]
+    return sum(ups) if multi_input_mode == "sum" else np.concatenate(ups, 1)
+
+
+def _bilinear(x, w, scale, sample_type, num_filter):
+    k = 2 * scale - scale % 2
+    return ref.deconv(x, w, kernel=(k, k), num_filter=num_filter, stride=(scale, scale),
+                      pad=(scale // 2, scale // 2), num_group=num_filter)
+
+
+def _seq_mask(x, lengths=None, use_sequence_length=False, value=0.0, axis=0):
+    out = x.copy()
+    if use_sequence_length:
+        for b, n in enumerate(lengths.astype(int)):
+            idx = (slice(n, None), b) if axis == 0 else (b, slice(n, None))
+            out[idx] = value
+    return out
+
+
+def _arange(start, stop=None, step=1.0, repeat=1, dtype="float32"):
+    lo, hi = (0.0, start) if stop is None else (start, stop)
+    return np.repeat(np.arange(lo, hi, step), repeat).astype(dtype)
+
+
+def _diag(x, k=0, axis1=0, axis2=1):
+    return np.diag(x, k) if x.ndim == 1 else np.diagonal(x, k, axis1, axis2)
+
+
+X = [((2, 3, 4),)]
+NOIN = dict(grad=False)
+CASES = [
+    Case("Cast", [((2, 3),)], ref=lambda x, dtype: x.astype(dtype), params=dict(dtype="float64")),
+    Case("Cast", [((2, 3),)], ref=lambda x, dtype: x.astype(dtype), params=dict(dtype="int32"),
+         gens=uniform(-5, 5), grad=False, name="Cast-int32"),
+    Case("pick", [((2, 4), (2,))], ref=_pick, params=dict(axis=1), gens=[uniform(), integers(-1, 6)], wrt=(0,)),
+    Case("pick", [((2, 4), (2,))], ref=_pick, params=dict(axis=1, mode="wrap"), gens=[uniform(), integers(-5, 9)],
+         wrt=(0,), name="pick-wrap"),
+    Case("pick", [((3, 2, 2), (1, 2, 2))], ref=_pick, params=dict(axis=0, keepdims=True),
+         gens=[uniform(), integers(0, 3)], wrt=(0,), name="pick-keepdims-axis0"),
+    *[Case("topk", X, ref=_topk, params=params, gens=distinct(), grad="zero" if rt in ("indices", "mask") else True,
+           name=f"topk-{params}")
+      for rt in ("value", "indices", "mask", "both")
+      for params in (dict(k=2, ret_typ=rt), dict(k=2, axis=1, ret_typ=rt, is_ascend=True))],
+    Case("topk", X, ref=_topk, params=dict(k=3, axis=None, ret_typ="both"), gens=distinct(), name="topk-flat"),
+    Case("topk", X, ref=_topk, params=dict(k=0, axis=0, ret_typ="value"), gens=distinct(), name="topk-all"),
+    Case("sort", X, ref=_sort, gens=distinct()),
+    Case("sort", X, ref=_sort, params=dict(axis=1, is_ascend=False), gens=distinct(), name="sort-desc-1"),
+    Case("sort", X, ref=_sort, params=dict(axis=None), gens=distinct(), name="sort-flat"),
+    Case("argsort", X, ref=_argsort, gens=distinct(), grad="zero"),
+    Case("argsort", X, ref=_argsort, params=dict(axis=0, is_ascend=False, dtype="int32"), gens=distinct(),
+         grad="zero", name="argsort-desc-0"),
+    Case("UpSampling", [((1, 2, 2, 3),)], ref=_nearest, params=dict(scale=2, sample_type="nearest")),
+    Case("UpSampling", [((2, 1, 2, 2), (2, 2, 4, 4), (2, 1, 1, 2))], ref=_nearest,
+         params=dict(scale=2, sample_type="nearest", num_args=3), name="UpSampling-concat"),
+    Case("UpSampling", [((1, 2, 1, 2), (1, 2, 3, 6))], ref=_nearest, name="UpSampling-sum",
+         params=dict(scale=3, sample_type="nearest", num_args=2, multi_input_mode="sum")),
+    Case("UpSampling", [((1, 2, 2, 2), (2, 1, 4, 4))], ref=_bilinear, name="UpSampling-bilinear",
+         params=dict(scale=2, sample_type="bilinear", num_filter=2)),
+    Case("InstanceNorm", [((2, 3, 4), (3,), (3,)), ((2, 2, 2, 3), (2,), (2,))], ref=_instance_norm,
+         gens=[uniform(), uniform(0.5, 1.5), uniform()]),
+    *[Case("L2Normalization", [((2, 3, 2, 2),)], ref=_l2, params=dict(mode=m), name=f"L2Normalization-{m}")
+      for m in ("instance", "channel", "spatial")],
+    Case("L2Normalization", [((3, 4),)], ref=_l2, name="L2Normalization-2d"),
+    Case("SequenceMask", [((3, 2, 2),)], ref=_seq_mask),
+    Case("SequenceMask", [((4, 3, 2), (3,))], ref=_seq_mask, params=dict(use_sequence_length=True, value=-1.0),
+         gens=[uniform(), integers(0, 5)], wrt=(0,), name="SequenceMask-axis0"),
+    Case("SequenceMask", [((3, 4), (3,))], ref=_seq_mask, params=dict(use_sequence_length=True, axis=1),
+         gens=[uniform(), integers(1, 4)], wrt=(0,), name="SequenceMask-axis1"),
+    Case("SoftmaxActivation", [((2, 3),), ((2, 3, 2),)], ref=lambda x: ref.softmax(x, -1)),
+    Case("SoftmaxActivation", [((2, 3, 2),)], ref=lambda x, mode: ref.softmax(x, 1), params=dict(mode="channel"),
+         name="SoftmaxActivation-channel"),
+    Case("erf", [((2, 5),)], ref=_vec(math.erf), gens=uniform(-3, 3)),
+    Case("erfinv", [((2, 5),)], ref=_vec(_erfinv_scalar), gens=uniform(-0.95, 0.95)),
+    Case("gamma", [((2, 5),)], ref=_vec(math.gamma), gens=uniform(0.2, 4.5)),
+    Case("gamma", [((2, 3),)], ref=_vec(math.gamma), gens=uniform(-2.9, -2.1), name="gamma-negative"),
+    Case("gammaln", [((2, 5),)], ref=_vec(math.lgamma), gens=uniform(0.2, 6.0)),
+    Case("gammaln", [((2, 3),)], ref=_vec(math.lgamma), gens=uniform(-1.9, -1.1), name="gammaln-negative"),
+    Case("_zeros", [()], ref=lambda shape: np.zeros(shape), params=dict(shape=(2, 3)), **NOIN),
+    Case("_ones", [()], ref=lambda shape, dtype: np.ones(shape), params=dict(shape=(4,), dtype="int32"), **NOIN),
+    Case("_full", [()], ref=lambda shape, value: np.full(shape, value), params=dict(shape=(2, 2), value=3.5), **NOIN),
+    Case("_arange", [()], ref=_arange, params=dict(start=2, stop=7, step=2, repeat=2), **NOIN),
+    Case("_arange", [()], ref=_arange, params=dict(start=5), name="_arange-nostop", **NOIN),
+    Case("_arange", [()], ref=_arange, params=dict(start=1, stop=2, step=0.3), name="_arange-float", **NOIN),
+    Case("_eye", [()], ref=lambda N, M, k: np.eye(N, M, k), params=dict(N=3, M=4, k=1), **NOIN),
+    Case("_identity_with_attr_like_rhs", [((2, 3), (2, 3))], ref=lambda lhs, rhs: lhs),
+    Case("shape_array", X, ref=lambda x: np.array(x.shape), grad="zero"),
+    Case("size_array", X, ref=lambda x: np.array([x.size]), grad="zero"),
+    Case("diag", [((3,),)], ref=_diag, params=dict(k=1)),
+    Case("diag", [((3, 4),)], ref=_diag, params=dict(k=-1), name="diag-2d"),
+    Case("diag", X, ref=_diag, params=dict(k=1, axis1=1, axis2=2), name="diag-3d"),
+]
