@@ -2,6 +2,10 @@
 
 * NDArrayIter batches/s (every batch copied out and finished on the engine) against plain
   numpy slicing of the same array in the same run, sequential and shuffled, sync and ``async for``.
+* Batch assembly, us/image: augmented uint8 HxWxC crops (half of them mirrored views) into a
+  normalised float32 NCHW NDArray batch, as the pipeline does it (``write_chw`` with per-image
+  normalisation in the worker, the batch wrapped as an NDArray without a copy) against the
+  straightforward way (numpy transposing cast, per-batch normalisation, ``mx.nd.array`` copy).
 * ImageRecordIter images/s decoding and augmenting 224x224 JPEGs (random crop to 200x200,
   random mirror, mean/std) with ``preprocess_threads`` workers, against a plain
   single-threaded Pillow loop doing the same work in the same run.
@@ -112,6 +116,43 @@ def _pillow_epoch(jpegs: list[bytes], batch: int, crop: int, seed: int) -> None:
         out /= _STD[:, None, None]
 
 
+def bench_batch_assembly(batch: int, repeat: int) -> list[dict]:
+    from mxasync.io.image.augment import normalize_batch, per_channel
+    from mxasync.io.image.pipeline import write_chw
+    from mxasync.ndarray import NDArray
+    from mxasync.ndarray.chunk import Chunk
+
+    crop = 200
+    imgs = [_photo(i % 16) for i in range(batch)]
+    views = [im[10:10 + crop, 12:12 + crop] if i % 2 else im[10:10 + crop, 12 + crop - 1:11:-1]
+             for i, im in enumerate(imgs)]
+    sub = per_channel(_MEAN, 0.0, 3, "mean")
+    mul = np.float32(1.0) / per_channel(_STD, 1.0, 3, "std")
+    ctx = mx.cpu()
+
+    def ours():
+        data = np.empty((batch, 3, crop, crop), np.float32)
+        for slot, img in enumerate(views):
+            dst = data[slot]
+            write_chw(dst, img)
+            dst -= sub
+            dst *= mul
+        return NDArray(Chunk(data, ctx), data)
+
+    def straightforward():
+        data = np.empty((batch, 3, crop, crop), np.float32)
+        for slot, img in enumerate(views):
+            data[slot] = img.transpose(2, 0, 1)
+        normalize_batch(data, _MEAN, _STD, out=data)
+        return mx.nd.array(data, ctx=ctx)
+
+    np.testing.assert_allclose(ours().asnumpy(), straightforward().asnumpy(), rtol=1e-5, atol=1e-5)
+    rates = {name: _rate(fn, batch, repeat) for name, fn in (("ours", ours), ("straightforward", straightforward))}
+    return [{"bench": "batch assembly", "image": f"{crop}x{crop}x3 uint8 crop views, half mirrored",
+             "batch_size": batch, "us_per_image": round(1e6 / rates["ours"], 1),
+             "straightforward_us_per_image": round(1e6 / rates["straightforward"], 1)}]
+
+
 def bench_image_record_iter(n: int, batch: int, threads: int, repeat: int) -> list[dict]:
     crop = 200
     jpegs = []
@@ -146,6 +187,7 @@ def main() -> None:
     rows = []
     rows += bench_ndarray_iter(6000 if quick else 60000, 784, 128, 2 if quick else 5)
     rows += bench_ndarray_iter(4000 if quick else 20000, 3 * 32 * 32, 64, 2 if quick else 3)
+    rows += bench_batch_assembly(32, 5 if quick else 30)
     rows += bench_image_record_iter(128 if quick else 512, 32, 2, 1 if quick else 3)
     print(json.dumps({"cpu_count": os.cpu_count(), "results": rows}, indent=1))
 

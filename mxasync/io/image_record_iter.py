@@ -28,6 +28,8 @@ import numpy as np
 from ..base import MXAsyncError
 from ..ndarray import NDArray
 from ..ndarray import array as nd_array
+from ..ndarray.chunk import Chunk
+from ..runtime.context import Context, current_context
 from .base import DataBatch, DataDesc, DataIter
 
 __all__ = ["ImageRecordIter", "ImageRecordUInt8Iter"]
@@ -40,11 +42,15 @@ class ImageRecordIter(DataIter):
     """Iterate over an image ``.rec`` file in NCHW batches (RGB channel order, float32 or uint8).
 
     Keywords follow MXNet 1.9: ``path_imgrec``, ``data_shape`` ``(C, H, W)``, ``batch_size``,
-    ``path_imgidx``, ``label_width``, ``shuffle``, ``seed``, ``num_parts``, ``part_index``,
+    ``path_imgidx``, ``path_imglist`` (labels by record id from an im2rec ``.lst``),
+    ``label_width``, ``shuffle``, ``seed``, ``num_parts``, ``part_index``,
     ``preprocess_threads``, ``prefetch_buffer``, ``round_batch``, ``seed_aug``, ``dtype``,
-    ``mean_r/g/b/a``, ``std_r/g/b/a``, ``scale`` and the augmenters (``resize``, ``rand_crop``,
-    ``random_resized_crop``, ``rand_mirror``, ``brightness``, ``contrast``, ``saturation``,
-    ``pad``, ...). A bad record or a wrong ``data_shape`` raises at ``next()``.
+    ``mean_r/g/b/a``, ``std_r/g/b/a``, ``scale``, ``mean_img`` (replaces ``mean_r/g/b/a``, as in
+    MXNet) and the augmenters (``resize``, ``rand_crop``, ``random_resized_crop``, ``rand_mirror``,
+    ``max_rotate_angle``, ``rotate``, ``max_shear_ratio``, ``min/max_random_scale``,
+    ``min/max_aspect_ratio``, ``min/max_crop_size``, ``min/max_img_size``, ``brightness``,
+    ``contrast``, ``saturation``, ``pca_noise``, ``random_h/s/l``, ``pad``, ``fill_value``,
+    ``inter_method``). A bad record raises at ``next()``.
     """
 
     def __init__(self, path_imgrec: str | os.PathLike[str], data_shape, batch_size: int, *,
@@ -64,8 +70,8 @@ class ImageRecordIter(DataIter):
         normalize = any(m != 0 for m in means) or any(s != 1 for s in stds)
         self._pipe = RecordImagePipeline(
             path_imgrec, data_shape, int(batch_size), path_imgidx=path_imgidx, label_width=label_width,
-            dtype=str(np.dtype(dtype)), mean=means if normalize else None, std=stds if normalize else None,
-            scale=scale, **kwargs)
+            dtype=str(np.dtype(dtype)), mean=means if normalize else None,
+            std=stds if normalize else None, scale=scale, **kwargs)
         self._ctx = ctx
         self.dtype = np.dtype(dtype)
         self.data_shape = self._pipe.data_shape
@@ -89,9 +95,16 @@ class ImageRecordIter(DataIter):
             data, label, pad = self._pipe.next()
         except StopIteration:
             return False
-        self._current = (nd_array(data, ctx=self._ctx, dtype=data.dtype),
-                         nd_array(label, ctx=self._ctx, dtype=np.float32), pad)
+        self._current = (self._wrap(data), self._wrap(label), pad)
         return True
+
+    def _wrap(self, arr: np.ndarray) -> NDArray:
+        """An NDArray around a fresh batch from the pipeline: no copy on the CPU (the pipeline
+        never touches an array again once it handed it out, and a new chunk has no pending ops)."""
+        ctx = self._ctx if isinstance(self._ctx, Context) else current_context() if self._ctx is None else None
+        if ctx is not None and ctx.device_type == "cpu" and arr.flags.c_contiguous:
+            return NDArray(Chunk(arr, ctx), arr)
+        return nd_array(arr, ctx=self._ctx, dtype=arr.dtype)
 
     def next(self) -> DataBatch:
         if not self.iter_next():

@@ -129,6 +129,11 @@ AUGMENTERS = [
     {"pad": 4, "fill_value": 0, "rand_crop": True},
     {"brightness": 0.2, "contrast": 0.2, "saturation": 0.2, "mirror": True},
     {"inter_method": 10, "resize": 17},
+    {"max_rotate_angle": 30, "max_shear_ratio": 0.2, "min_random_scale": 0.7, "max_random_scale": 1.3,
+     "max_aspect_ratio": 0.3, "fill_value": 0, "rand_crop": True},
+    {"min_crop_size": 10, "max_crop_size": 20, "rand_crop": True, "inter_method": 9},
+    {"random_h": 20, "random_s": 20, "random_l": 20},
+    {"pca_noise": 0.1, "rotate": 45},
 ]
 
 

@@ -27,11 +27,13 @@ import numpy as np
 
 from ...base import MXAsyncError
 from .codec import resize
+from .color import hsl_jitter, pca_lighting
+from .geometry import random_affine, random_size_crop
 
 __all__ = [
     "resize_short", "scale_down", "fixed_crop", "center_crop", "random_crop", "random_resized_crop",
     "random_mirror", "pad", "brightness_jitter", "contrast_jitter", "saturation_jitter", "color_jitter",
-    "normalize_batch", "hwc_to_chw", "ImageAugmenter",
+    "normalize_batch", "per_channel", "hwc_to_chw", "ImageAugmenter",
 ]
 
 _GRAY_COEF = np.array([0.299, 0.587, 0.114], dtype=np.float32)
@@ -164,6 +166,19 @@ def color_jitter(img: np.ndarray, rng: np.random.Generator, brightness: float = 
     return out
 
 
+def per_channel(values: Sequence[float] | np.ndarray | None, default: float, channels: int, what: str,
+                where: str = "normalize_batch") -> np.ndarray:
+    """``values`` (None, one value or one per channel) as a float32 ``(channels, 1, 1)`` array."""
+    arr = np.full(channels, default, np.float32) if values is None else np.asarray(values, np.float32).ravel()
+    if arr.size == 1:
+        arr = np.full(channels, arr[0], np.float32)
+    if arr.size != channels:
+        raise MXAsyncError(f"{where}: {what} has {arr.size} values but the data has {channels} channels")
+    if what == "std" and (arr == 0).any():
+        raise MXAsyncError(f"{where}: std must be non-zero, got {arr.tolist()}")
+    return arr.reshape(channels, 1, 1)
+
+
 def normalize_batch(batch: np.ndarray, mean: Sequence[float] | np.ndarray | None = None,
                     std: Sequence[float] | np.ndarray | None = None, scale: float = 1.0,
                     out: np.ndarray | None = None) -> np.ndarray:
@@ -178,19 +193,8 @@ def normalize_batch(batch: np.ndarray, mean: Sequence[float] | np.ndarray | None
     if batch.ndim != 4:
         raise MXAsyncError(f"normalize_batch: expected an NCHW batch, got shape {batch.shape}")
     channels = batch.shape[1]
-
-    def per_channel(values: Sequence[float] | np.ndarray | None, default: float, what: str) -> np.ndarray:
-        arr = np.full(channels, default, np.float32) if values is None else np.asarray(values, np.float32).ravel()
-        if arr.size == 1:
-            arr = np.full(channels, arr[0], np.float32)
-        if arr.size != channels:
-            raise MXAsyncError(f"normalize_batch: {what} has {arr.size} values but the batch has {channels} channels")
-        return arr.reshape(1, channels, 1, 1)
-
-    m = per_channel(mean, 0.0, "mean")
-    s = per_channel(std, 1.0, "std")
-    if (s == 0).any():
-        raise MXAsyncError(f"normalize_batch: std must be non-zero, got {s.ravel().tolist()}")
+    m = per_channel(mean, 0.0, channels, "mean")
+    s = per_channel(std, 1.0, channels, "std")
     if out is None:
         out = batch.astype(np.float32, copy=True)
     elif out is not batch:
@@ -218,15 +222,19 @@ def hwc_to_chw(img: np.ndarray) -> np.ndarray:
 class ImageAugmenter:
     """MXNet ``ImageRecordIter``'s default augmentation chain for one image.
 
-    Order: ``resize`` (shorter side), then either ``random_resized_crop``
-    (area in ``[min_random_area, max_random_area]``, aspect ratio in
+    Order: ``resize`` (shorter side); the affine warp of ``geometry.random_affine``
+    when any of ``max_rotate_angle``, ``rotate``, ``max_shear_ratio``, a random
+    scale, an aspect ratio (without ``random_resized_crop``) or an image size
+    bound is set; ``pad``; then ``random_resized_crop`` (area in
+    ``[min_random_area, max_random_area]``, aspect ratio in
     ``[min_aspect_ratio, max_aspect_ratio]``, or ``1 +- max_aspect_ratio`` when
-    ``min_aspect_ratio`` is None) or ``pad`` + random/centre crop to the target
-    size, then mirror, then colour jitter. ``inter_method`` 10 picks a random
-    interpolation per image. Rotation, shear, PCA noise and HSL jitter are not
-    implemented.
+    ``min_aspect_ratio`` is None), or a square of a random side in
+    ``[min_crop_size, max_crop_size]`` resized to the target, or a random/centre
+    crop to the target size; mirror; HSL jitter (``random_h/s/l``, uint8);
+    colour jitter (float32); PCA lighting (``pca_noise``, float32).
+    ``inter_method`` 10 picks a random interpolation per image, 9 by size.
 
-    >>> aug = ImageAugmenter(size=(4, 4), rand_crop=True, rand_mirror=True, brightness=0.2)
+    >>> aug = ImageAugmenter(size=(4, 4), rand_crop=True, rand_mirror=True, brightness=0.2, max_rotate_angle=10)
     >>> img = np.random.default_rng(0).integers(0, 255, (10, 8, 3), dtype=np.uint8)
     >>> out1 = aug(img, np.random.default_rng(1)); out2 = aug(img, np.random.default_rng(1))
     >>> out1.shape, out1.dtype.name, bool((out1 == out2).all())
@@ -249,6 +257,19 @@ class ImageAugmenter:
     pad: int = 0
     fill_value: int = 255
     inter_method: int = 1
+    max_rotate_angle: int = 0
+    rotate: int = -1
+    max_shear_ratio: float = 0.0
+    min_random_scale: float = 1.0
+    max_random_scale: float = 1.0
+    min_img_size: float = 0.0
+    max_img_size: float = 1e10
+    min_crop_size: int = -1
+    max_crop_size: int = -1
+    pca_noise: float = 0.0
+    random_h: int = 0
+    random_s: int = 0
+    random_l: int = 0
 
     def __post_init__(self) -> None:
         if len(self.size) != 2 or min(self.size) <= 0:
@@ -258,13 +279,29 @@ class ImageAugmenter:
         if not 0 < self.min_random_area <= self.max_random_area:
             raise MXAsyncError("ImageAugmenter: need 0 < min_random_area <= max_random_area, got "
                                f"{self.min_random_area}, {self.max_random_area}")
-        if min(self.brightness, self.contrast, self.saturation) < 0 or self.pad < 0:
-            raise MXAsyncError("ImageAugmenter: brightness, contrast, saturation and pad must be >= 0")
+        if min(self.brightness, self.contrast, self.saturation, self.pca_noise, self.pad, self.max_rotate_angle,
+               self.max_shear_ratio, self.random_h, self.random_s, self.random_l) < 0:
+            raise MXAsyncError("ImageAugmenter: brightness, contrast, saturation, pca_noise, pad, max_rotate_angle, "
+                               "max_shear_ratio and random_h/s/l must be >= 0")
+        if not 0 < self.min_random_scale <= self.max_random_scale:
+            raise MXAsyncError("ImageAugmenter: need 0 < min_random_scale <= max_random_scale, got "
+                               f"{self.min_random_scale}, {self.max_random_scale}")
+        if (self.min_crop_size, self.max_crop_size) != (-1, -1) and not 0 < self.min_crop_size <= self.max_crop_size:
+            raise MXAsyncError("ImageAugmenter: min_crop_size and max_crop_size go together, with "
+                               f"0 < min_crop_size <= max_crop_size; got {self.min_crop_size}, {self.max_crop_size}")
 
     @property
     def jitters(self) -> bool:
-        """Whether colour jitter runs (its output is float32)."""
-        return self.brightness > 0 or self.contrast > 0 or self.saturation > 0
+        """Whether colour jitter or PCA lighting runs (the output is then float32)."""
+        return self.brightness > 0 or self.contrast > 0 or self.saturation > 0 or self.pca_noise > 0
+
+    @property
+    def warps(self) -> bool:
+        """Whether the affine warp runs (rotation, shear, random scale, aspect ratio or size bounds)."""
+        aspect = not self.random_resized_crop and (self.max_aspect_ratio != 0 or self.min_aspect_ratio is not None)
+        return (self.max_rotate_angle > 0 or self.rotate > 0 or self.max_shear_ratio > 0 or aspect
+                or self.min_random_scale != 1 or self.max_random_scale != 1
+                or self.min_img_size != 0 or self.max_img_size != 1e10)
 
     def _ratio(self) -> tuple[float, float]:
         if self.min_aspect_ratio is None:
@@ -278,9 +315,19 @@ class ImageAugmenter:
         interp = int(rng.integers(0, 5)) if self.inter_method == 10 else self.inter_method
         if self.resize > 0:
             img = resize_short(img, self.resize, interp)
+        if self.warps:
+            rrc = self.random_resized_crop
+            img = random_affine(img, rng, self.max_rotate_angle, self.rotate, self.max_shear_ratio,
+                                1.0 if rrc else self.min_random_scale, 1.0 if rrc else self.max_random_scale,
+                                (1.0, 1.0) if rrc else self._ratio(), self.min_img_size, self.max_img_size,
+                                interp, self.fill_value)
         if self.random_resized_crop:
+            img = pad(img, self.pad, self.fill_value)
             img = random_resized_crop(img, self.size, rng, (self.min_random_area, self.max_random_area),
                                       self._ratio(), interp)
+        elif self.max_crop_size > 0:
+            img = random_size_crop(pad(img, self.pad, self.fill_value), self.size, rng, self.min_crop_size,
+                                   self.max_crop_size, self.rand_crop, interp)
         else:
             img = pad(img, self.pad, self.fill_value)
             img = random_crop(img, self.size, rng, interp) if self.rand_crop else center_crop(img, self.size, interp)
@@ -290,6 +337,10 @@ class ImageAugmenter:
             img = img[:, ::-1]
         if self.rand_mirror:
             img = random_mirror(img, rng)
-        if self.jitters:
+        if self.random_h or self.random_s or self.random_l:
+            img = hsl_jitter(img, rng, self.random_h, self.random_s, self.random_l)
+        if self.brightness > 0 or self.contrast > 0 or self.saturation > 0:
             img = color_jitter(img, rng, self.brightness, self.contrast, self.saturation)
+        if self.pca_noise > 0:
+            img = pca_lighting(img, self.pca_noise, rng)
         return img
