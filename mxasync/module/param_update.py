@@ -62,11 +62,22 @@ def update_params_on_kvstore(param_arrays, grad_arrays, kvstore: KVStoreBase, pa
 
 def update_params(param_arrays, grad_arrays, updater, num_device: int, kvstore: KVStoreBase | None = None,
                   param_names=None) -> None:
-    """Sum the gradients in ``kvstore`` (if any), then run ``updater`` on each context's copy."""
+    """Sum the gradients in ``kvstore`` (if any), then run ``updater`` once per context on lists.
+
+    Each context's call gets every parameter of that context (index ``idx * num_device + k``), so
+    the optimizer can fuse them (SGD: one engine op per ``aggregate_num`` weights).
+    """
+    updates: list[tuple[list, list, list]] = [([], [], []) for _ in range(num_device)]
     for idx, (weights, grads) in enumerate(zip(param_arrays, grad_arrays, strict=True)):
         if grads[0] is None:
             continue
         if kvstore is not None:
             kvstore.pushpull(param_names[idx], list(grads), priority=-idx)
         for k, (w, g) in enumerate(zip(weights, grads, strict=True)):
-            updater(idx * num_device + k, g, w)
+            indices, gs, ws = updates[k]
+            indices.append(idx * num_device + k)
+            gs.append(g)
+            ws.append(w)
+    for indices, gs, ws in updates:
+        if indices:
+            updater(indices, gs, ws)

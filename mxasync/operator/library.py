@@ -18,6 +18,7 @@ from . import (  # noqa: F401
     ops_extra_sort,
     ops_extra_special,
     optimizer_extra_ops,
+    optimizer_multi_ops,
     optimizer_ops,
     random_ops,
     reduce,

@@ -219,7 +219,11 @@ def zeros_like_state(weight: NDArray) -> NDArray:
 class Updater:
     """Applies an optimizer to ``(index, grad, weight)``, creating each index's state on first use.
 
-    KVStore calls it with a key, the pushed gradient and the stored weight.
+    KVStore calls it with a key, the pushed gradient and the stored weight; Module
+    calls it with lists (one per context). Lists go to the optimizer in groups of
+    up to ``optimizer.aggregate_num`` weights of one dtype, as in MXNet, so SGD
+    updates each group with one fused op; with ``aggregate_num`` 0 each weight
+    is updated on its own.
     ``get_states``/``set_states`` pickle the states (and optionally the
     optimizer) like MXNet's, so ``save_optimizer_states`` files round-trip.
     """
@@ -232,6 +236,9 @@ class Updater:
 
     def __call__(self, index, grad, weight) -> None:
         indices, grads, weights = _as_list(index), _as_list(grad), _as_list(weight)
+        if not len(indices) == len(grads) == len(weights):
+            raise ValueError(f"Updater: got {len(indices)} indices, {len(grads)} gradients and {len(weights)} "
+                             "weights; they must pair up")
         if weights:
             self.optimizer._set_current_context(weights[0].context.device_id)
         for i, idx in enumerate(indices):
@@ -243,8 +250,20 @@ class Updater:
             elif not self.states_synced[idx]:
                 self.states[idx] = self.sync_state_context(self.states[idx], weights[i].context)
                 self.states_synced[idx] = True
-        for idx, w, g in zip(indices, weights, grads, strict=True):
-            self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
+        size = self.optimizer.aggregate_num
+        if size <= 0 or not isinstance(index, (list, tuple)):
+            for idx, w, g in zip(indices, weights, grads, strict=True):
+                self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
+            return
+        by_dtype: dict = {}
+        for k, w in enumerate(weights):
+            by_dtype.setdefault(w.dtype, []).append(k)
+        for ks in by_dtype.values():
+            for lo in range(0, len(ks), size):
+                part = ks[lo:lo + size]
+                idx = [indices[k] for k in part]
+                self.optimizer.update_multi_precision(idx, [weights[k] for k in part], [grads[k] for k in part],
+                                                      [self.states[i] for i in idx])
 
     def sync_state_context(self, state, context):
         """Move a (possibly nested) state to ``context`` (after loading states saved elsewhere)."""

@@ -1,10 +1,14 @@
 """SGD with momentum, weight decay, clipping and float16 multi-precision (``mx.optimizer.SGD``).
 
-One ``sgd_update`` / ``sgd_mom_update`` engine op per weight:
-
 * without momentum: ``weight = weight - lr * (clip(rescale_grad * grad) + wd * weight)``
 * with momentum: ``mom = momentum * mom - lr * (clip(rescale_grad * grad) + wd * weight)``;
   ``weight += mom``
+
+One weight is one ``sgd_update`` / ``sgd_mom_update`` engine op. Lists of weights
+(MXNet's aggregated form, which :class:`~mxasync.optimizer.Updater` uses) are
+updated by one fused ``multi_sgd_update`` / ``multi_sgd_mom_update`` op per group
+of up to ``aggregate_num`` weights (``MXNET_OPTIMIZER_AGGREGATION_SIZE``,
+default 4; 0 or 1 turns fusing off).
 
 >>> import mxasync as mx
 >>> opt = mx.optimizer.SGD(learning_rate=0.1, momentum=0.9)
@@ -63,22 +67,53 @@ class SGD(_MasterCopyMixin, Optimizer):
         super().__init__(**kwargs)
         self.momentum = momentum
         self.lazy_update = lazy_update
-        # kept for code that reads it (MXNet groups this many weights per fused op); we push one op per weight
+        # how many weights one fused update op takes (MXNet's default 4)
         self.aggregate_num = int(os.getenv("MXNET_OPTIMIZER_AGGREGATION_SIZE", "4"))
 
     def create_state(self, index, weight: NDArray):
         return zeros_like_state(weight) if self.momentum != 0.0 else None
 
     def update(self, index, weight, grad, state) -> None:
-        """Update one weight, or lists of them (MXNet's aggregated form) with one engine op each."""
+        """Update one weight, or lists of them with one fused engine op per ``aggregate_num`` weights."""
         if not isinstance(index, (list, tuple)):
             index, weight, grad, state = [index], [weight], [grad], [state]
         self._update_count(index)
         kwargs = self._common_kwargs()
         if self.momentum > 0:
             kwargs["momentum"] = self.momentum
-        for w, g, s, lr, wd in zip(weight, grad, state, self._get_lrs(index), self._get_wds(index), strict=True):
+        lrs, wds = self._get_lrs(index), self._get_wds(index)
+        for lo, hi in _groups(weight, state, self.aggregate_num):
+            if hi - lo > 1:
+                _fused(weight[lo:hi], grad[lo:hi], state[lo:hi], lrs[lo:hi], wds[lo:hi], kwargs)
+                continue
+            w, g, s = weight[lo], grad[lo], state[lo]
             if s is not None:
-                nd.sgd_mom_update(w, g, s, out=w, lr=lr, wd=wd, lazy_update=self.lazy_update, **kwargs)
+                nd.sgd_mom_update(w, g, s, out=w, lr=lrs[lo], wd=wds[lo], lazy_update=self.lazy_update, **kwargs)
             else:
-                nd.sgd_update(w, g, out=w, lr=lr, wd=wd, lazy_update=self.lazy_update, **kwargs)
+                nd.sgd_update(w, g, out=w, lr=lrs[lo], wd=wds[lo], lazy_update=self.lazy_update, **kwargs)
+
+
+def _groups(weights, states, size: int) -> list[tuple[int, int]]:
+    """``(start, stop)`` runs of at most ``size`` weights that one fused op can take: same context, and
+    either all with a momentum state or none."""
+    runs: list[tuple[int, int]] = []
+    lo = 0
+    for i in range(1, len(weights) + 1):
+        if (i == len(weights) or i - lo >= max(size, 1) or weights[i].context != weights[lo].context
+                or (states[i] is None) != (states[lo] is None)):
+            runs.append((lo, i))
+            lo = i
+    return runs
+
+
+def _fused(weights, grads, states, lrs, wds, kwargs) -> None:
+    """One ``multi_sgd_[mom_]update`` op for these weights, updating them (and their moms) in place."""
+    if states[0] is not None:
+        args = [x for w, g, m in zip(weights, grads, states, strict=True) for x in (w, g, m)]
+        nd.multi_sgd_mom_update(*args, out=list(weights), num_weights=len(weights), lrs=tuple(lrs), wds=tuple(wds),
+                                **kwargs)
+    else:
+        args = [x for w, g in zip(weights, grads, strict=True) for x in (w, g)]
+        kwargs = {k: v for k, v in kwargs.items() if k != "momentum"}
+        nd.multi_sgd_update(*args, out=list(weights), num_weights=len(weights), lrs=tuple(lrs), wds=tuple(wds),
+                            **kwargs)

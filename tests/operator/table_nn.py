@@ -73,6 +73,16 @@ def _rmspropalex(w, g, n, gbar, delta, lr, gamma1=0.95, gamma2=0.9, epsilon=1e-8
     return w + gamma2 * delta - lr * g / np.sqrt(n2 - g2 * g2 + epsilon)
 
 
+def _via_single(op, per):
+    """Reference for a multi_* update: the single-weight ``op`` run on each weight in turn."""
+    from harness import forward
+
+    def run(*xs, lrs, wds, num_weights, **kw):
+        return [forward(op, dict(kw, lr=lrs[i], wd=wds[i]), list(xs[per * i: per * (i + 1)]))[0]
+                for i in range(num_weights)]
+    return run
+
+
 def _smooth_l1(x, scalar):
     s2 = scalar * scalar
     return np.where(np.abs(x) < 1 / s2, 0.5 * s2 * x * x, np.abs(x) - 0.5 / s2)
@@ -149,5 +159,15 @@ CASES = [
          gens=[uniform(), uniform(), uniform(0.1, 1)], grad=False),
     Case("rmspropalex_update", [((3,), (3,), (3,), (3,), (3,))], ref=_rmspropalex, params=dict(lr=0.1),
          gens=[uniform(), uniform(), uniform(1, 2), uniform(-0.5, 0.5), uniform()], grad=False),
+    Case("multi_sgd_update", [((3,), (3,), (2, 2), (2, 2))], ref=_via_single("sgd_update", 2), grad=False,
+         params=dict(lrs=(0.1, 0.2), wds=(0.01, 0.0), num_weights=2, rescale_grad=0.5)),
+    Case("multi_sgd_update", [((3,), (3,), (2,), (2,), (4,), (4,))], ref=_via_single("sgd_update", 2), grad=False,
+         params=dict(lrs=(0.1, 0.2, 0.3), wds=(0.0, 0.01, 0.1), num_weights=3, clip_gradient=0.4),
+         name="multi_sgd_update-clip"),
+    Case("multi_sgd_mom_update", [((3,), (3,), (3,), (2, 2), (2, 2), (2, 2))], ref=_via_single("sgd_mom_update", 3),
+         params=dict(lrs=(0.1, 0.2), wds=(0.01, 0.0), momentum=0.9, num_weights=2, rescale_grad=0.5), grad=False),
+    Case("multi_sgd_mom_update", [((4,), (4,), (4,))], ref=_via_single("sgd_mom_update", 3), grad=False,
+         params=dict(lrs=(0.1,), wds=(0.02,), momentum=0.8, num_weights=1, clip_gradient=0.3),
+         name="multi_sgd_mom_update-clip-one"),
     Case("smooth_l1", [((2, 5),)], ref=_smooth_l1, params=dict(scalar=1.5), gens=away(-2, 2, 0.05)),
 ]
