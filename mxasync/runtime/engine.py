@@ -236,7 +236,7 @@ class Engine(PlacementMixin, AsyncOpsMixin, WaitMixin, DeviceSyncMixin):
     def delete_operator(self, opr: Operator) -> None:
         """Forget ``opr`` once every push of it so far has finished."""
         opr.deleted = True
-        self.push_sync(lambda rctx: None, cpu_ctx(), (), opr.const_vars + opr.mutate_vars,
+        self.push_sync(lambda rctx: None, _cpu0(), (), opr.const_vars + opr.mutate_vars,
                        _DELETE_VAR, name="DeleteOperator", inline=True)
 
     def delete_variable(self, delete_fn: Callable[[RunContext], Any] | None, ctx: Context | None, var: VarHandle) -> None:
@@ -536,7 +536,7 @@ def _noop(rctx) -> None:
     return None
 
 
-def cpu_ctx() -> Context:
+def _cpu0() -> Context:
     from .context import cpu
 
     return cpu(0)
