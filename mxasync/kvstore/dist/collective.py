@@ -29,10 +29,12 @@ from ...runtime.engine import Engine
 from ...runtime.run_context import FnProperty
 from .comm import Comm, Task
 
-__all__ = ["Collective", "ALLREDUCE", "BCAST", "BARRIER", "FINISH", "ALLGATHER", "key_id", "push_collective"]
+__all__ = ["Collective", "ALLREDUCE", "BCAST", "BARRIER", "FINISH", "ALLGATHER", "NCCL_SETUP", "key_id",
+           "push_collective"]
 
-ALLREDUCE, BCAST, BARRIER, FINISH, ALLGATHER = 1, 2, 3, 4, 5
-_KIND_NAMES = {ALLREDUCE: "push", BCAST: "init", BARRIER: "barrier()", FINISH: "exit", ALLGATHER: "push"}
+ALLREDUCE, BCAST, BARRIER, FINISH, ALLGATHER, NCCL_SETUP = 1, 2, 3, 4, 5, 6
+_KIND_NAMES = {ALLREDUCE: "push", BCAST: "init", BARRIER: "barrier()", FINISH: "exit", ALLGATHER: "push",
+               NCCL_SETUP: "NCCL setup"}
 _FAILED, _CRASHED = 1, 2  # header flags: input failed; exiting on an uncaught exception
 # a header: kind, key id, nbytes, round, flags, collective count
 _key_names: dict[int, str] = {}
@@ -176,6 +178,8 @@ def _describe(header: np.ndarray) -> str:
         return f"init of key {_key_names.get(kid, f'#{kid}')}"
     if kind == FINISH:
         return f"exit after {count} collective pushes"
+    if kind == NCCL_SETUP:
+        return "the NCCL setup of a GPU (before its first GPU push or init)"
     return f"barrier() after {count} collective pushes"
 
 
@@ -187,11 +191,14 @@ def push_collective(comm: Comm, task: Collective, ctx, const_vars, mutate_vars,
     and armed when the engine runs the op; the comm thread completes the op.
     """
     engine = Engine.get()
+    const_vars, mutate_vars = list(const_vars), list(mutate_vars)
     task.done_var = engine.new_variable(name=task.name)
+    task.vars = (const_vars, mutate_vars)  # a GPU collective records its device event on them
     comm.submit(task)
 
     def start(rctx, on_complete) -> None:
+        task.stream = rctx.stream  # the device stream a GPU collective launches on (None on CPU)
         comm.arm(task, on_complete)
 
-    engine.push_async(start, ctx, list(const_vars), [*mutate_vars, task.done_var],
+    engine.push_async(start, ctx, const_vars, [*mutate_vars, task.done_var],
                       prop=FnProperty.ASYNC, priority=priority, name=task.name)

@@ -27,6 +27,7 @@ from ..local import KVStoreLocal
 from .collective import ALLREDUCE, BARRIER, BCAST, Collective, push_collective
 from .comm import Comm, get_comm, on_exit
 from .compression import GradientCompression
+from .nccl import gpu_collective, on_gpu
 
 __all__ = ["KVStoreDistSync", "worker_comm"]
 
@@ -113,13 +114,19 @@ class KVStoreDistSync(KVStoreLocal):
         super()._init_key(key, value)
         stored = self._store[key]
         self._check_dtype(key, stored)
-        push_collective(self._comm, Collective(BCAST, key=key, buf=stored._data), stored.context,
-                        [], [stored._chunk.var])
+        if on_gpu(stored):  # dist_device_sync with a GPU value: NCCL (see .nccl)
+            task = gpu_collective(self._comm, stored.context, BCAST, key, stored._data)
+        else:
+            task = Collective(BCAST, key=key, buf=stored._data)
+        push_collective(self._comm, task, stored.context, [], [stored._chunk.var])
 
     def _reduce(self, key: Key, values: Sequence[NDArray], dst: NDArray, priority: int) -> None:
         comm = self._comm
         rnd = self._rounds[key] = self._rounds.get(key, 0) + 1
         src = values[0]
+        if self._compression is None and on_gpu(dst):
+            self._reduce_gpu(key, values, dst, rnd, priority)
+            return
         if self._compression is None and len(values) == 1 and _direct(src, dst):
             # one local value: MPI reads it directly, saving a copy of every gradient
             comm.push_count += 1
@@ -136,6 +143,19 @@ class KVStoreDistSync(KVStoreLocal):
         comm.push_count += 1
         task = Collective(ALLREDUCE, key=key, buf=dst._data, round_=rnd, count=comm.push_count)
         push_collective(comm, task, dst.context, [], [dst._chunk.var], priority)
+
+    def _reduce_gpu(self, key: Key, values: Sequence[NDArray], dst: NDArray, rnd: int, priority: int) -> None:
+        """dist_device_sync on a GPU: sum locally on the device, then NCCL sums across workers (see .nccl)."""
+        comm, src = self._comm, values[0]
+        self._fusable.pop(key, None)
+        direct = (len(values) == 1 and src.context == dst.context and src._chunk is not dst._chunk
+                  and np.dtype(src.dtype) == np.dtype(dst.dtype) and src._data.flags.c_contiguous)
+        if not direct:
+            super()._reduce(key, values, dst, priority)
+        comm.push_count += 1
+        task = gpu_collective(comm, dst.context, ALLREDUCE, key, dst._data, send=src._data if direct else None,
+                              round_=rnd, count=comm.push_count, priority=priority)
+        push_collective(comm, task, dst.context, [src._chunk.var] if direct else [], [dst._chunk.var], priority)
 
     def _broadcast(self, key: Key, src: NDArray, outs: Sequence[NDArray], priority: int) -> None:
         """A pull right after a push: the comm thread copies the sum into ``out`` as soon as it
