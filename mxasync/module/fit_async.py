@@ -10,7 +10,6 @@ never half done) and then stops.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from functools import partial
 
@@ -24,20 +23,9 @@ __all__ = ["fit_async"]
 
 
 async def _ready(arrays) -> None:
-    """Await ``arrays``; when cancelled, still wait (shielded) until they are ready, then re-raise.
-
-    A cancelled wait leaves the engine a callback into this event loop; waiting for the
-    arrays before giving the loop back means it fires while the loop still runs.
-    """
-    try:
-        for a in arrays:
-            await a
-    except BaseException:
-        with anyio.CancelScope(shield=True):
-            for a in arrays:
-                with contextlib.suppress(Exception):  # an op's error surfaces at the next wait, not here
-                    await a
-        raise
+    """Await ``arrays`` (a cancelled wait leaves the engine nothing to trip over)."""
+    for a in arrays:
+        await a
 
 
 def _train_step(mod, batch) -> None:

@@ -11,6 +11,8 @@ cached, so a repeated call pays for allocation and the push only.
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 import numpy as np
 
 from ..base import MXAsyncError
@@ -63,9 +65,25 @@ class _Plan:
         self.simple = self.nout == 1 and not self.resources and not self.mutate_inputs
         self.xp = _xp(ctx)
         # small CPU outputs are plain numpy arrays (see chunk.py); others go through the pool
-        self.small = self.xp is np and size * np.dtype(self.out_types[0]).itemsize < Storage.get(ctx).min_pooled
+        largest = max((_nbytes(sh, t) for sh, t in zip(self.out_shapes, self.out_types, strict=True)), default=0)
+        self.small = self.xp is np and largest < Storage.get(ctx).min_pooled
         # CPU ops get the same RunContext every time, so small ones can share one OpContext
         self.op_ctx = OpContext(is_train, RunContext(ctx, None), ()) if self.small and not self.resources else None
+
+
+def _nbytes(shape, dtype) -> int:
+    n = np.dtype(dtype).itemsize
+    for d in shape:
+        n *= d
+    return n
+
+
+def _alloc(plan: _Plan, i: int, ctx):
+    """Output ``i`` of ``plan``: a plain numpy array when small (see chunk.py), else from the pool."""
+    if plan.small:
+        data = np.empty(plan.out_shapes[i], plan.out_types[i])
+        return NDArray(Chunk(data, ctx), data)
+    return _empty(plan.out_shapes[i], plan.out_types[i], ctx)
 
 
 def _plan(opdef, prop, args, ctx, is_train) -> _Plan:
@@ -110,60 +128,36 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
     if plan.op_ctx is not None and plan.simple and not aux and out is None and n_args == 2 and len(args) == 2:
         return _binary_small(plan, args[0], args[1], ctx, is_train)
     fwd, req, resources = plan.fwd, plan.req, plan.resources
-    n_in = len(args)
-    if n_in == 2:
-        in_data = [args[0]._data, args[1]._data]
-    elif n_in == 1:
-        in_data = [args[0]._data]
-    else:
-        in_data = [x._data for x in args]
-    if plan.simple and not aux:
-        if out is None:
-            if plan.small:
-                data = np.empty(plan.out_shapes[0], plan.out_types[0])
-                result = NDArray(Chunk(data, ctx), data)
-            else:
-                result = _empty(plan.out_shapes[0], plan.out_types[0], ctx)
-                data = result._data
-        else:
-            result = out[0] if isinstance(out, (list, tuple)) else out
-            _check_out(plan, [result])
-            data = result._data
-        out_var = result._chunk.var
-        out_data = [data]
-
-        def run(rctx):
-            fwd(OpContext(is_train, rctx, resources), in_data, req, out_data, ())
-
-        if len(args) == 2:
-            va, vb = args[0]._chunk.var, args[1]._chunk.var
-            const_vars = [v for v in (va, vb) if v is not out_var] if (va is out_var or vb is out_var) else [va, vb]
-        else:
-            const_vars = [x._chunk.var for x in args if x._chunk.var is not out_var]
-        _engine().push_sync(run, ctx, const_vars, [out_var], name=plan.name, inline=plan.inline)
-        return out if out is not None else result
+    in_data = list(map(_DATA, args))
     if out is None:
-        outputs = [_empty(s, t, ctx) for s, t in zip(plan.out_shapes, plan.out_types, strict=True)]
+        outputs = [_alloc(plan, 0, ctx)] if plan.nout == 1 else [_alloc(plan, i, ctx) for i in range(plan.nout)]
     else:
         outputs = list(out) if isinstance(out, (list, tuple)) else [out]
         _check_out(plan, outputs)
     out_data = [o._data for o in outputs]
     aux_data = [x._data for x in aux]
-    mutate_vars = list(dict.fromkeys(
-        [o._chunk.var for o in outputs] + [x._chunk.var for x in aux]
-        + [args[i]._chunk.var for i in plan.mutate_inputs] + [r.var for r in resources]))
-    const_vars = [x._chunk.var for x in args if x._chunk.var not in mutate_vars]
+    if plan.simple and not aux:  # one output and nothing else written: no de-duplication needed
+        out_var = outputs[0]._chunk.var
+        mutate_vars = [out_var]
+        const_vars = [v for v in map(_VAR, args) if v is not out_var]
+    else:
+        mutate_vars = list(dict.fromkeys(
+            [o._chunk.var for o in outputs] + [x._chunk.var for x in aux]
+            + [args[i]._chunk.var for i in plan.mutate_inputs] + [r.var for r in resources]))
+        const_vars = [v for v in map(_VAR, args) if v not in mutate_vars]
 
-    def run_general(rctx):
+    def run(rctx):
         fwd(OpContext(is_train, rctx, resources), in_data, req, out_data, aux_data)
 
-    _engine().push_sync(run_general, ctx, const_vars, mutate_vars, name=plan.name, inline=plan.inline)
+    _engine().push_sync(run, ctx, const_vars, mutate_vars, name=plan.name, inline=plan.inline)
     if out is not None:
         return out
     return outputs[0] if plan.visible == 1 else outputs[:plan.visible]
 
 
 _OPDEFS: dict = {}
+_DATA = attrgetter("_data")
+_VAR = attrgetter("_chunk.var")
 
 
 def _opdef(name: str):
@@ -196,16 +190,14 @@ def invoke_binary(op_name: str, a, b):
 
 def _binary_small(plan: _Plan, a, b, ctx, is_train: bool):
     """``c = a + b`` and friends on small CPU arrays: the path the per-op budget is spent on."""
-    data = np.empty(plan.out_shapes[0], plan.out_types[0])
-    chunk = Chunk(data, ctx)
-    result = NDArray(chunk, data)
-    fwd, req, in_data, out_data, op_ctx = plan.fwd, plan.req, [a._data, b._data], [data], plan.op_ctx
+    result = _alloc(plan, 0, ctx)
+    fwd, req, in_data, out_data, op_ctx = plan.fwd, plan.req, [a._data, b._data], [result._data], plan.op_ctx
 
     def run(rctx):
         fwd(op_ctx, in_data, req, out_data, ())
 
     va, vb = a._chunk.var, b._chunk.var
-    _engine().push_inline(run, ctx, [va, vb] if va is not vb else [va], [chunk.var], plan.name)
+    _engine().push_inline(run, ctx, [va, vb] if va is not vb else [va], [result._chunk.var], plan.name)
     return result
 
 

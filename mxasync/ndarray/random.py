@@ -23,7 +23,7 @@ from ..runtime.resource import (
     seed,  # noqa: F401 - mx.nd.random.seed is mx.random.seed
 )
 from .invoke import invoke
-from .ndarray import NDArray
+from .ndarray import NDArray, _empty
 
 __all__ = ["uniform", "normal", "randint", "shuffle", "seed"]
 
@@ -61,11 +61,7 @@ def shuffle(data: NDArray, out: NDArray | None = None) -> NDArray:
         raise MXAsyncError(f"random.shuffle: data must be an NDArray, got {type(data).__name__}")
     ctx = data.context
     res = ResourceManager.get().request(ctx, ResourceRequest.RANDOM)
-    result = out if out is not None else NDArray.__new__(NDArray)
-    if out is None:
-        from .ndarray import _empty
-
-        result = _empty(data.shape, data.dtype, ctx)
+    result = out if out is not None else _empty(data.shape, data.dtype, ctx)
     src, dst = data._data, result._data
 
     def run(rctx):

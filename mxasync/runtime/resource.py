@@ -147,6 +147,10 @@ class ResourceManager:
         # distinct, reproducible streams per (seed, device, purpose)
         return np.random.SeedSequence([int(seed) & 0xFFFFFFFFFFFFFFFF, ctx.device_typeid, ctx.device_id, stream])
 
+    def _new_random(self, ctx: Context, seed: int) -> Resource:
+        gen = _factories(ctx)[0](self._seed_seq(seed, ctx, 0), ctx)
+        return Resource(ResourceRequest.RANDOM, ctx, self._new_var(f"random:{ctx}"), gen)
+
     def _make_parallel(self, seed: int, ctx: Context) -> list:
         make = _factories(ctx)[0]
         n = default_worker_threads()
@@ -159,8 +163,7 @@ class ResourceManager:
             if req is ResourceRequest.RANDOM:
                 res = self._random.get(ctx)
                 if res is None:
-                    gen = _factories(ctx)[0](self._seed_seq(self.global_seed, ctx, 0), ctx)
-                    res = self._random[ctx] = Resource(req, ctx, self._new_var(f"random:{ctx}"), gen)
+                    res = self._random[ctx] = self._new_random(ctx, self.global_seed)
                 return res
             if req is ResourceRequest.PARALLEL_RANDOM:
                 res = self._parallel.get(ctx)
@@ -199,9 +202,7 @@ class ResourceManager:
                     raise MXAsyncError(f"random.seed: ctx must be a Context or 'all', got {ctx!r}")
                 targets = [r for r in (self._random.get(ctx), self._parallel.get(ctx)) if r is not None]
                 if not targets:  # first use of this context will be seeded with it
-                    self._random[ctx] = Resource(
-                        ResourceRequest.RANDOM, ctx, self._new_var(f"random:{ctx}"),
-                        _factories(ctx)[0](self._seed_seq(seed, ctx, 0), ctx))
+                    self._random[ctx] = self._new_random(ctx, seed)
         for res in targets:
             eng.push_sync(self._reseed_fn(res, seed), res.ctx, (), [res.var], name="random.seed", inline=True)
 
