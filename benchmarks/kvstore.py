@@ -10,7 +10,10 @@
   same 10 arrays in the same job (``bare_allreduce_ms``: in place, no copies), and
   against the data movement the round's semantics need in bare mpi4py
   (``bare_allreduce_and_copies_ms``: Allreduce from the pushed array into a
-  second one, then a copy into the pull's output).
+  second one, then a copy into the pull's output).  ``pushpull_in_place_ms``: the
+  same round pulling into the pushed arrays (MXNet's ``update_on_kvstore=False``
+  pattern), which sums in place and copies once into the store, against that
+  data movement in bare mpi4py (``bare_in_place_and_copy_ms``).
 * ``dist_async`` (2 workers + 1 server): the same round through the server rank.
 
 Run as workers (``--worker sync|async``) it measures one job and prints its
@@ -93,6 +96,15 @@ def worker(kind: str, repeat: int) -> None:
         for o in outs:
             o.wait_to_read()
 
+    def pushpull_round() -> None:
+        # MXNet's update_on_kvstore=False pattern: the sum comes back into the pushed gradients
+        for k in range(KEYS):
+            kv.push(k, grads[k], priority=-k)
+        for k in range(KEYS):
+            kv.pull(k, out=grads[k], priority=-k)
+        for g in grads:
+            g.wait_to_read()
+
     if kind != "sync":
         ms = _median_ms(round_, repeat)
         result = {"workers": kv.num_workers, "round_ms": round(ms, 2)}
@@ -115,17 +127,30 @@ def worker(kind: str, repeat: int) -> None:
                 comm.group.Allreduce(b, s, op=MPI.SUM)
                 np.copyto(p, s)
 
-        kv_times, bare_times, copies_times = [], [], []
+        def bare_in_place_and_copy() -> None:
+            # pushpull into the pushed arrays: sum in place, then the store's copy
+            for b, s in zip(bufs, stored, strict=True):
+                comm.group.Allreduce(MPI.IN_PLACE, b, op=MPI.SUM)
+                np.copyto(s, b)
+
+        runs = {"round": round_, "bare": bare, "bare_copies": bare_copies, "pushpull": pushpull_round,
+                "bare_in_place_copy": bare_in_place_and_copy}
+        times: dict[str, list[float]] = {name: [] for name in runs}
         for _ in range(repeat + 1):
-            for fn, times in ((round_, kv_times), (bare, bare_times), (bare_copies, copies_times)):
+            for name, fn in runs.items():
                 kv.barrier()
                 t0 = time.perf_counter()
                 fn()
-                times.append(time.perf_counter() - t0)
-        ms, bare_ms, copies_ms = (float(np.median(t[1:]) * 1e3) for t in (kv_times, bare_times, copies_times))
-        result = {"workers": kv.num_workers, "round_ms": round(ms, 2), "bare_allreduce_ms": round(bare_ms, 2),
-                  "ratio": round(ms / bare_ms, 2), "bare_allreduce_and_copies_ms": round(copies_ms, 2),
-                  "ratio_to_copies": round(ms / copies_ms, 2)}
+                times[name].append(time.perf_counter() - t0)
+        ms = {name: float(np.median(t[1:]) * 1e3) for name, t in times.items()}
+        result = {"workers": kv.num_workers, "round_ms": round(ms["round"], 2),
+                  "bare_allreduce_ms": round(ms["bare"], 2), "ratio": round(ms["round"] / ms["bare"], 2),
+                  "bare_allreduce_and_copies_ms": round(ms["bare_copies"], 2),
+                  "ratio_to_copies": round(ms["round"] / ms["bare_copies"], 2),
+                  "pushpull_in_place_ms": round(ms["pushpull"], 2),
+                  "pushpull_ratio": round(ms["pushpull"] / ms["bare"], 2),
+                  "bare_in_place_and_copy_ms": round(ms["bare_in_place_copy"], 2),
+                  "pushpull_ratio_to_copy": round(ms["pushpull"] / ms["bare_in_place_copy"], 2)}
     kv.barrier()
     if kv.rank == 0:
         print("RESULT " + json.dumps(result), flush=True)

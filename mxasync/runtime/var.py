@@ -76,6 +76,23 @@ class VarHandle:
         """True while some pushed op that uses this var has not finished."""
         return self._writing or self._readers > 0 or bool(self._queue)
 
+    def last_op_is_sole_reader(self) -> bool:
+        """True when the op pushed last on this var reads it and no other read of it is pending
+        or running, so that op may write the memory in place (only writes come before it).
+
+        Read without the engine's lock: ask from the thread that pushed that op, which is the
+        only one that could push after it.
+        """
+        queue = self._queue
+        if not queue:
+            return self._readers == 1 and not self._writing
+        if queue[-1][1]:  # the last op pushed writes
+            return False
+        ahead = list(queue)[:-1]
+        if any(not is_write for _op, is_write in ahead):
+            return False
+        return bool(ahead) or (self._readers == 0 and self._writing)
+
     def __await__(self):
         return self._engine.wait_for_var_async(self).__await__()
 

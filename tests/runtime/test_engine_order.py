@@ -283,3 +283,36 @@ def test_long_dependent_chain_does_not_recurse(engine):
         engine.push_async(fn, CPU, [], [v])
     engine.wait_for_var(v)
     assert count[0] == n
+
+
+def test_last_op_is_sole_reader(threaded):
+    """Which pending reads may write in place: only the last op on a var, with nothing but writes ahead."""
+    gate = threading.Event()
+    v = threaded.new_variable("v")
+    assert not v.last_op_is_sole_reader()  # nothing pending
+
+    def read(rctx):
+        gate.wait(5)
+
+    threaded.push_sync(lambda rctx: gate.wait(5), CPU, [], [v], prop=FnProperty.NORMAL)  # a running writer
+    threaded.push_sync(read, CPU, [v], [], prop=FnProperty.NORMAL)
+    assert v.last_op_is_sole_reader()  # one read queued behind a write
+    threaded.push_sync(read, CPU, [v], [], prop=FnProperty.NORMAL)
+    assert not v.last_op_is_sole_reader()  # two reads would run side by side
+    threaded.push_sync(lambda rctx: None, CPU, [], [v])
+    assert not v.last_op_is_sole_reader()  # the last op writes
+    gate.set()
+    threaded.wait_for_var(v)
+    started = threading.Event()
+
+    def running_read(rctx):
+        started.set()
+        gate.wait(5)
+
+    gate.clear()
+    threaded.push_sync(running_read, CPU, [v], [], prop=FnProperty.NORMAL)
+    assert started.wait(5)
+    assert v.last_op_is_sole_reader()  # a single granted read
+    gate.set()
+    threaded.wait_for_var(v, for_write=True)
+    assert not v.pending

@@ -78,6 +78,7 @@ class Collective(Task):
         self.count = count
         self.crashed = crashed
         self._outs: list[np.ndarray] = []  # pull outputs filled right after the data arrived
+        self._in_place = False  # sum in ``send`` itself (a pull into the pushed array), then copy to ``buf``
         self._outs_lock = threading.Lock()
         self._began = False
         label = _KIND_NAMES[kind] if key is None else f"{_KIND_NAMES[kind]} of key {key!r}"
@@ -102,6 +103,15 @@ class Collective(Task):
             if self._began:
                 return False
             self._outs.append(out)
+            return True
+
+    def attach_in_place(self) -> bool:
+        """Sum in the pushed array itself and copy the sum into ``buf`` (a pull into the pushed
+        array: one copy fewer than summing into ``buf`` and copying back); False once begun."""
+        with self._outs_lock:
+            if self._began or self.kind != ALLREDUCE or self.send_buf is None:
+                return False
+            self._in_place = True
             return True
 
     def complete(self, comm: Comm, headers: dict) -> None:
@@ -159,6 +169,9 @@ class Collective(Task):
                 tmp = (buf if send is None else send).astype(np.float32)
                 group.Allreduce(MPI.IN_PLACE, tmp, op=MPI.SUM)
                 buf[...] = tmp
+            elif self._in_place:
+                group.Allreduce(MPI.IN_PLACE, send, op=MPI.SUM)
+                np.copyto(buf, send)
             else:
                 group.Allreduce(MPI.IN_PLACE if send is None else send, buf, op=MPI.SUM)
         elif self.kind == BCAST:

@@ -89,7 +89,7 @@ class KVStoreDistSync(KVStoreLocal):
         self._comm = worker_comm()
         self._rounds: dict[Key, int] = {}
         self._compression: GradientCompression | None = None
-        self._fusable: dict[Key, Collective] = {}  # the pending push a pull of the key may join
+        self._fusable: dict[Key, tuple[Collective, NDArray]] = {}  # a key's pending push (and its array)
 
     # -- identity -----------------------------------------------------------------
     @property
@@ -133,7 +133,7 @@ class KVStoreDistSync(KVStoreLocal):
             task = Collective(ALLREDUCE, key=key, buf=dst._data, send=src._data, round_=rnd, count=comm.push_count)
             push_collective(comm, task, dst.context, [src._chunk.var], [dst._chunk.var], priority)
             if dst is self._store.get(key):
-                self._fusable[key] = task
+                self._fusable[key] = (task, src)
             return
         self._fusable.pop(key, None)
         super()._reduce(key, values, dst, priority)
@@ -158,16 +158,16 @@ class KVStoreDistSync(KVStoreLocal):
         push_collective(comm, task, dst.context, [src._chunk.var] if direct else [], [dst._chunk.var], priority)
 
     def _broadcast(self, key: Key, src: NDArray, outs: Sequence[NDArray], priority: int) -> None:
-        """A pull right after a push: the comm thread copies the sum into ``out`` as soon as it
-        arrived (no engine op per copy, no copy racing the next collective for the cores)."""
-        task = self._fusable.get(key)
+        """A pull right after a push: the comm thread fills ``out`` as soon as the sum arrived
+        (no engine op per copy, no copy racing the next collective for the cores).  A pull into
+        the pushed array itself (``pushpull(key, grad)``) sums in that array and copies it into
+        the store, a copy fewer."""
+        task, pushed = self._fusable.get(key, (None, None))
         engine = Engine.get()
         rest = []
         for o in outs:
-            # ``out`` must be idle (no op pending on it: nothing earlier reads or writes it) so the
-            # comm thread may write it; the no-op below then orders every later op after the push
-            if (task is not None and _direct(src, o) and not o._chunk.var.pending
-                    and getattr(engine._tls, "bulk", None) is None and task.attach_out(o._data)):
+            if task is not None and getattr(engine._tls, "bulk", None) is None and self._fuse(task, pushed, src, o):
+                # the no-op orders every later use of ``out`` after the push
                 engine.push_sync(_nothing, o.context, [src._chunk.var], [o._chunk.var], priority=priority,
                                  name=f"kvstore_pull[{key}]")
             else:
@@ -176,6 +176,15 @@ class KVStoreDistSync(KVStoreLocal):
             self._fusable.pop(key, None)  # it began (or cannot take these outs): copy as before
         if rest:
             super()._broadcast(key, src, rest, priority)
+
+    @staticmethod
+    def _fuse(task: Collective, pushed: NDArray, src: NDArray, out: NDArray) -> bool:
+        """Let the comm thread write ``out`` during the push: only when nothing else may touch it
+        meanwhile (no other op pending on it), so no engine op can observe the early write."""
+        var = out._chunk.var
+        if out is pushed:  # the push, not yet done, is the last op on it: nothing reads it beside the push
+            return var.last_op_is_sole_reader() and task.attach_in_place()
+        return _direct(src, out) and not var.pending and task.attach_out(out._data)
 
     @staticmethod
     def _check_dtype(key: Key, arr: NDArray) -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from dist_helpers import RATE, TestOptimizer
 
 import mxasync as mx
 from mxasync import kvstore
+from mxasync.runtime.engine import Engine
 
 SHAPE, BIG_SHAPE = (2, 3), (1200, 1200)
 
@@ -49,6 +52,43 @@ def check_plain_sums(n: int, rank: int) -> None:
         np.testing.assert_allclose(grad.asnumpy(), (rank + 1) * (i + 1))  # a push leaves its value alone
     grad = mx.nd.ones((1000,)) * (rank + 1)
     kv.pushpull(5, grad)
+    np.testing.assert_allclose(grad.asnumpy(), total)
+    check_pull_into_pushed(kv, n, rank, total)
+
+
+def _slowly_written(value: float):
+    """An array whose writer is still running, so the ops pushed after it wait (deterministic fusion)."""
+    arr = mx.nd.zeros((1000,))
+    data = arr._data
+
+    def write(rctx):
+        time.sleep(0.05)
+        data[...] = value
+
+    Engine.get().push_sync(write, arr.context, [], [arr._chunk.var], name="slow_write")
+    return arr
+
+
+def check_pull_into_pushed(kv, n: int, rank: int, total: float) -> None:
+    """pushpull(key, grad): the comm thread sums in grad itself and copies it into the store,
+    unless another op reads grad in between (then that reader must still see the pushed value)."""
+    for i in range(2):
+        grad = _slowly_written((rank + 1) * (i + 1))
+        kv.push(5, grad)
+        task, _ = kv._fusable[5]
+        kv.pull(5, out=grad)
+        assert task._in_place, "a pull into the pushed array should sum in place"
+        again = mx.nd.zeros((1000,))
+        kv.pull(5, out=again)
+        np.testing.assert_allclose(grad.asnumpy(), total * (i + 1))
+        np.testing.assert_allclose(again.asnumpy(), total * (i + 1))  # the store got the sum too
+    grad = _slowly_written(rank + 1)
+    kv.push(5, grad)
+    task, _ = kv._fusable[5]
+    before = grad + 0  # another reader of grad, pending with the push
+    kv.pull(5, out=grad)
+    assert not task._in_place, "a pull must not sum in place while another op reads the pushed array"
+    np.testing.assert_allclose(before.asnumpy(), rank + 1)
     np.testing.assert_allclose(grad.asnumpy(), total)
 
 
