@@ -17,6 +17,14 @@ produced the gradient without a host wait.  The op completes at once, with a
 device event recorded on its vars as the engine does after a GPU op: later
 device ops wait on the event, host readers synchronise on it.
 
+A launched NCCL kernel waits on the device for its peers, and host readers wait
+on its event, so a peer that stalls or dies *after* its header would hang them.
+The comm thread therefore watches every launch (:class:`NcclWatch`, NCCL's own
+advice and what PyTorch's watchdog does): when NCCL reports an asynchronous
+error, or the event is not done within ``MXASYNC_KVSTORE_TIMEOUT``, it aborts
+the NCCL communicator (the kernel returns) and ends the job with a message
+naming the collective, since its result can no longer be trusted.
+
 Nothing here imports CuPy until a GPU array is pushed; without CuPy, NCCL or a
 GPU the stores behave exactly as before.  ``MXASYNC_KVSTORE_NCCL=0`` forces the
 host path.
@@ -34,9 +42,9 @@ import numpy as np
 
 from ...runtime.streams import device_hooks
 from .collective import ALLREDUCE, BCAST, NCCL_SETUP, Collective, push_collective
-from .comm import Comm
+from .comm import Comm, Task
 
-__all__ = ["on_gpu", "gpu_collective", "local_status", "agree", "GpuCollective", "NcclSetup"]
+__all__ = ["on_gpu", "gpu_collective", "local_status", "agree", "GpuCollective", "NcclSetup", "NcclWatch"]
 
 _log = logging.getLogger(__name__)
 _NCCL_TYPES = {"int8": "NCCL_INT8", "uint8": "NCCL_UINT8", "int32": "NCCL_INT32", "uint32": "NCCL_UINT32",
@@ -169,14 +177,17 @@ class GpuCollective(Collective):
         nc = self.state.comms.get(self.slot)
         dtype = getattr(nccl, _NCCL_TYPES.get(np.dtype(self.buf.dtype).name, "-"), None)
         with cupy.cuda.Device(self.buf.device.id):
-            if nc is not None and dtype is not None and self.kind in (ALLREDUCE, BCAST):
+            launched = nc is not None and dtype is not None and self.kind in (ALLREDUCE, BCAST)
+            if launched:
                 self._nccl(nc, nccl, dtype, stream)
             else:  # no NCCL (every worker agreed) or a dtype NCCL lacks (the same on every worker)
                 self._staged(comm, stream)
             if sync:
                 stream.synchronize()
-            else:
-                _record(stream, getattr(self, "vars", ((), ())))
+                return
+            event = _record(stream, getattr(self, "vars", ((), ())))
+        if launched:
+            comm.submit(NcclWatch(comm, self.state, self.slot, event, self.name))
 
     def _nccl(self, nc, nccl, dtype, stream) -> None:
         buf = self.buf
@@ -198,13 +209,55 @@ class GpuCollective(Collective):
         buf.set(host, stream=stream)
 
 
-def _record(stream, vars_) -> None:
-    """Tell the engine the op's device work ends at an event on ``stream`` (as it does after a GPU op)."""
+def _record(stream, vars_):
+    """Tell the engine the op's device work ends at an event on ``stream`` (as it does after a
+    GPU op); returns that event."""
     hooks = device_hooks("gpu")
-    event = (stream, hooks.record_event(stream))
+    recorded = hooks.record_event(stream)
+    event = (stream, recorded)
     const_vars, mutate_vars = vars_
     for v in mutate_vars:
         v._event = event
         v._read_events = ()
     for v in const_vars:
         v._read_events += (event,)
+    return recorded
+
+
+class NcclWatch(Task):
+    """The comm thread's watch over one launched NCCL collective (see the module docstring).
+
+    Done when the event recorded after the launch is; an NCCL asynchronous error or the
+    timeout (the comm thread's deadline for every task) aborts the communicator and the job.
+    """
+
+    def __init__(self, comm: Comm, state: _State, slot: int, event, name: str) -> None:
+        super().__init__()
+        self.comm, self.state, self.slot, self.event = comm, state, slot, event
+        self.name = f"{name} (NCCL)"
+        self.armed = True  # nothing to wait for: the kernel is queued already
+
+    def start(self, comm: Comm) -> None:
+        """Nothing to send: the kernel was launched by the collective."""
+
+    def poll(self, comm: Comm) -> bool:
+        nc = self.state.comms.get(self.slot)
+        check = getattr(nc, "check_async_error", None)
+        if check is not None:
+            check()  # raises on NCCL's asynchronous errors (a peer's connection lost, ...)
+        return bool(self.event.done)
+
+    def waiting_for(self) -> str:
+        return ("the other workers on the GPU: the kernel still waits for them (a worker stalled or "
+                "died after announcing this collective)")
+
+    def finish(self, error: BaseException | None) -> None:
+        if error is None:
+            return
+        nc = self.state.comms.get(self.slot)
+        try:
+            if nc is not None:
+                nc.abort()  # the waiting kernel returns, so the device and host readers are freed
+        finally:
+            self.comm.abort(f"{error}; the NCCL communicator was aborted and the job ends, since the "
+                            "collective's result cannot be trusted")

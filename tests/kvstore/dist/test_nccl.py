@@ -116,7 +116,9 @@ class FakeMPI:
 
 
 def fake_comm(rank=0, **kw):
-    return SimpleNamespace(rank=rank, size=2, group=FakeGroup(rank, **kw), MPI=FakeMPI)
+    submitted = []
+    return SimpleNamespace(rank=rank, size=2, group=FakeGroup(rank, **kw), MPI=FakeMPI, submitted=submitted,
+                           submit=submitted.append)
 
 
 class FakeVar:
@@ -220,8 +222,77 @@ def test_allreduce_launches_on_the_op_stream_and_records_an_event(fakes):
     (read,), (written,) = task.vars
     assert written._event == (stream, ("event", stream)) and read._read_events == ((stream, ("event", stream)),)
     in_place = gpu_task(state, ALLREDUCE, buf, stream=stream)
-    in_place.execute(fake_comm())
+    comm = fake_comm()
+    in_place.execute(comm)
     assert comm_nc.calls[-1][1] == comm_nc.calls[-1][2] == buf.data.ptr
+    (watch,) = comm.submitted  # the comm thread watches the launched kernel
+    assert isinstance(watch, nccl.NcclWatch) and watch.event == ("event", stream) and watch.armed
+
+
+class FakeEvent:
+    def __init__(self):
+        self.done = False
+
+
+class AbortingCommunicator(FakeCommunicator):
+    def __init__(self, *args, async_error=None):
+        super().__init__(*args)
+        self.aborted, self.async_error = 0, async_error
+
+    def abort(self):
+        self.aborted += 1
+
+    def check_async_error(self):
+        if self.async_error is not None:
+            raise self.async_error
+
+
+def _watching_comm(timeout):
+    """A real Comm's progress loop state without MPI: only the watch is active."""
+    from mxasync.kvstore.dist.comm import Comm
+
+    comm = object.__new__(Comm)
+    comm.timeout, comm.broken, comm._seq, comm._active = timeout, None, None, []
+    comm.aborts = []
+    comm.abort = lambda message, code=1: comm.aborts.append(message)
+    return comm
+
+
+def test_watch_ends_when_the_kernel_is_done(fakes):
+    state = nccl._State()
+    nc = state.comms[0] = AbortingCommunicator(2, None, 0)
+    comm, event = _watching_comm(timeout=60), FakeEvent()
+    watch = nccl.NcclWatch(comm, state, 0, event, "kvstore push of key 'w' (round 1)")
+    comm._active.append(watch)
+    comm._progress()
+    assert comm._active == [watch]
+    event.done = True
+    comm._progress()
+    assert comm._active == [] and nc.aborted == 0 and comm.aborts == [] and comm.broken is None
+
+
+def test_watch_aborts_nccl_and_the_job_when_a_peer_stalls(fakes):
+    state = nccl._State()
+    nc = state.comms[0] = AbortingCommunicator(2, None, 0)
+    comm = _watching_comm(timeout=0.01)
+    comm._active.append(nccl.NcclWatch(comm, state, 0, FakeEvent(), "kvstore push of key 'w' (round 3)"))
+    comm._progress()
+    time.sleep(0.03)
+    comm._progress()
+    assert comm._active == [] and nc.aborted == 1
+    (message,) = comm.aborts
+    assert "kvstore push of key 'w' (round 3) (NCCL): no answer from the other workers on the GPU" in message
+    assert "for 0.01 s" in message and "communicator was aborted" in message
+    assert comm.broken is not None  # every later KVStore op fails at once
+
+
+def test_watch_aborts_on_an_nccl_async_error(fakes):
+    state = nccl._State()
+    nc = state.comms[0] = AbortingCommunicator(2, None, 0, async_error=RuntimeError("NCCL_ERROR_REMOTE_ERROR"))
+    comm = _watching_comm(timeout=60)
+    comm._active.append(nccl.NcclWatch(comm, state, 0, FakeEvent(), "kvstore init of key 'w'"))
+    comm._progress()
+    assert nc.aborted == 1 and "NCCL_ERROR_REMOTE_ERROR" in comm.aborts[0]
 
 
 def test_bcast_through_nccl_from_root(fakes):
@@ -361,3 +432,13 @@ def test_gpu_host_path_on_request():
     _need(1)
     rc, out = _job(1, "rank", "host", env={"MXASYNC_KVSTORE_NCCL": "0"})
     assert rc == 0 and "nccl_sync ok (host)" in out and "MXASYNC_KVSTORE_NCCL=0" in out, out
+
+
+@pytest.mark.gpu
+def test_gpu_stalled_peer_after_its_header_ends_the_job():
+    """Worker 1 announces a push and never launches it: worker 0's kernel would wait forever;
+    the comm thread's watch aborts NCCL and ends the job with a message instead."""
+    _need(2)
+    rc, out = _job(2, "rank", "stall", env={"MXASYNC_KVSTORE_TIMEOUT": "5"}, timeout=90)
+    assert rc != 0 and "the stalled push returned" not in out, out
+    assert "(NCCL): no answer from the other workers on the GPU" in out and "communicator was aborted" in out, out

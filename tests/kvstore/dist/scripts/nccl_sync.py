@@ -1,5 +1,6 @@
 """dist_device_sync with GPU arrays: ``nccl_sync.py DEVICE EXPECT`` (DEVICE: 'rank' = gpu(rank) or
-'zero' = gpu(0) on every rank; EXPECT: 'nccl' or 'host', the path the workers must agree on)."""
+'zero' = gpu(0) on every rank; EXPECT: 'nccl' or 'host', the path the workers must agree on, or
+'stall': worker 1 stops after announcing a push, so worker 0's NCCL kernel waits for it)."""
 
 from __future__ import annotations
 
@@ -57,10 +58,34 @@ def main(device: str, expect: str) -> None:
     print(f"worker {rank}/{n}: nccl_sync ok ({got})", flush=True)
 
 
+def stall() -> None:
+    """Worker 1 sends its header for the push, then never launches its kernel: worker 0's
+    watch must abort NCCL and end the job after MXASYNC_KVSTORE_TIMEOUT instead of hanging."""
+    import time
+
+    from mxasync.kvstore.dist import nccl
+
+    kv = kvstore.create("dist_device_sync")
+    rank = kv.rank
+    ctx = mx.gpu(rank)
+    kv.init("w", mx.nd.zeros((1024,), ctx=ctx))
+    kv.barrier()
+    if rank == 1:
+        nccl.GpuCollective._nccl = lambda *args: time.sleep(600)
+    out = mx.nd.zeros((1024,), ctx=ctx)
+    kv.push("w", mx.nd.ones((1024,), ctx=ctx))
+    kv.pull("w", out=out)
+    out.asnumpy()  # waits on the kernel's event
+    print(f"worker {rank}: the stalled push returned", flush=True)
+
+
 def kv_push_pull(kv, key, grad, out) -> None:
     kv.push(key, grad)
     kv.pull(key, out=out)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    if sys.argv[2] == "stall":
+        stall()
+    else:
+        main(sys.argv[1], sys.argv[2])
