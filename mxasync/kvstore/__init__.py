@@ -1,8 +1,8 @@
 """``mx.kv``: key/value stores that sum gradients and broadcast weights (``mx.kv.create('local')``)."""
 
-from .base import KVStoreBase, create, register
+from .base import KVStoreBase, create, create_async, register
 from .local import KVStoreLocal
 
 KVStore = KVStoreBase  # MXNet's name for the store class
 
-__all__ = ["KVStore", "KVStoreBase", "KVStoreLocal", "create", "register"]
+__all__ = ["KVStore", "KVStoreBase", "KVStoreLocal", "create", "create_async", "register"]

@@ -27,7 +27,7 @@ import numpy as np
 from ..base import MXAsyncError
 from ..ndarray.ndarray import NDArray
 
-__all__ = ["KVStoreBase", "Key", "register", "create"]
+__all__ = ["KVStoreBase", "Key", "register", "create", "create_async"]
 
 Key = int | str
 Updater = Callable[[Any, NDArray, NDArray], None]
@@ -61,6 +61,14 @@ def create(name: str = "local") -> KVStoreBase:
     if cls is None:
         raise MXAsyncError(f"kvstore.create: unknown type {name!r}; known: {sorted(_REGISTRY)}")
     return cls(name)
+
+
+async def create_async(name: str = "local") -> KVStoreBase:
+    """``create`` for async code: a distributed store starts MPI in a worker thread, so the
+    event loop runs on meanwhile."""
+    import asyncio
+
+    return await asyncio.to_thread(create, name)
 
 
 def _load_dist(name: str = "dist_sync") -> None:
@@ -100,6 +108,10 @@ class KVStoreBase:
 
     def barrier(self) -> None:
         """Wait for every worker (a single process has nothing to wait for)."""
+
+    async def barrier_async(self) -> None:
+        """``barrier()`` for async code (the distributed stores wait without blocking the loop)."""
+        self.barrier()
 
     def is_capable(self, capability: str) -> bool:
         return capability.lower() == "optimizer"

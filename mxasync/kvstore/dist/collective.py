@@ -30,7 +30,7 @@ from ...runtime.run_context import FnProperty
 from .comm import Comm, Task
 
 __all__ = ["Collective", "ALLREDUCE", "BCAST", "BARRIER", "FINISH", "ALLGATHER", "NCCL_SETUP", "key_id",
-           "push_collective"]
+           "push_collective", "push_barrier"]
 
 ALLREDUCE, BCAST, BARRIER, FINISH, ALLGATHER, NCCL_SETUP = 1, 2, 3, 4, 5, 6
 _KIND_NAMES = {ALLREDUCE: "push", BCAST: "init", BARRIER: "barrier()", FINISH: "exit", ALLGATHER: "push",
@@ -215,3 +215,13 @@ def push_collective(comm: Comm, task: Collective, ctx, const_vars, mutate_vars,
 
     engine.push_async(start, ctx, const_vars, [*mutate_vars, task.done_var],
                       prop=FnProperty.ASYNC, priority=priority, name=task.name)
+
+
+def push_barrier(comm: Comm, reads=(), writes=()):
+    """A barrier among the workers as an engine op after the ops on ``reads`` (and before later
+    ops on ``writes``); returns the var to wait on or ``await`` (it carries the barrier's error)."""
+    from ...runtime.context import cpu
+
+    task = Collective(BARRIER, count=comm.push_count)
+    push_collective(comm, task, cpu(), reads, writes)
+    return task.done_var

@@ -21,7 +21,7 @@ from ...runtime.engine import Engine
 from ...runtime.run_context import FnProperty
 from ..base import Key, register
 from ..local import KVStoreLocal
-from .collective import BARRIER, Collective, key_id
+from .collective import key_id, push_barrier
 from .dist_sync import worker_comm
 from .rpc import INIT, PULL, PUSH, SETOPT, Request, shards
 
@@ -50,17 +50,28 @@ class KVStoreDistAsync(KVStoreLocal):
 
     def barrier(self) -> None:
         """Wait for this worker's pending pushes, then for every worker."""
-        for arr in self._store.values():
-            arr.wait_to_read()
-        self._comm.run(Collective(BARRIER, count=self._comm.push_count))
+        Engine.get().wait_for_var(self._push_barrier())
+
+    async def barrier_async(self) -> None:
+        """``barrier()`` for async code: the event loop runs on while the workers meet."""
+        await self._push_barrier()
+
+    def _push_barrier(self, keys=()):
+        """The barrier op: after this worker's pushes (they write the stored arrays); before later
+        pulls of ``keys`` (they write them too)."""
+        stored = [self._store[k]._chunk.var for k in keys]
+        pending = [a._chunk.var for k, a in self._store.items() if k not in keys]
+        return push_barrier(self._comm, reads=pending, writes=stored)
 
     _barrier = barrier
 
     # -- the steps ----------------------------------------------------------------
     def init(self, key, value) -> None:
-        """Worker 0's values go to the servers; the barrier lets nobody pull before they arrive."""
+        """Worker 0's values go to the servers; a barrier op orders every worker's later pulls of
+        these keys after they arrived (without blocking this thread)."""
+        before = set(self._store)
         super().init(key, value)
-        self.barrier()
+        self._push_barrier([k for k in self._store if k not in before])
 
     def _init_key(self, key: Key, value: NDArray) -> None:
         super()._init_key(key, value)  # a local buffer of the right shape for pulls

@@ -24,7 +24,7 @@ from ...ndarray.ndarray import NDArray
 from ...runtime.engine import Engine
 from ..base import Key, register
 from ..local import KVStoreLocal
-from .collective import ALLREDUCE, BARRIER, BCAST, Collective, push_collective
+from .collective import ALLREDUCE, BCAST, Collective, push_barrier, push_collective
 from .comm import Comm, get_comm, on_exit
 from .compression import GradientCompression
 from .nccl import gpu_collective, on_gpu
@@ -102,7 +102,11 @@ class KVStoreDistSync(KVStoreLocal):
 
     def barrier(self) -> None:
         """Wait until every worker got here (after the collectives each pushed before it)."""
-        self._comm.run(Collective(BARRIER, count=self._comm.push_count))
+        Engine.get().wait_for_var(push_barrier(self._comm))
+
+    async def barrier_async(self) -> None:
+        """``barrier()`` for async code: the event loop runs on while the workers meet."""
+        await push_barrier(self._comm)
 
     _barrier = barrier
 
