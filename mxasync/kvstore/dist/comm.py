@@ -38,6 +38,7 @@ class Task:
 
     sequenced = False
     name = "task"
+    moved = False  # a long-lived task sets it when a poll did work, so the thread polls again at once
 
     def __init__(self) -> None:
         self.armed = False
@@ -201,7 +202,8 @@ class Comm:
                 wait = 0
             elif self._seq or self._active:
                 # a header from a peer wakes nothing here: poll the network often, the engine less
-                cap = 0.001 if self._seq.waiting_on_peers() else 0.005
+                on_network = self._seq.waiting_on_peers() or any(t.started for t in self._active)
+                cap = 0.001 if on_network else 0.005
                 wait = 0.0002 if wait == 0 else min((wait or 0.0002) * 2, cap)
             else:
                 wait = None if not stop else 0.01
@@ -230,6 +232,7 @@ class Comm:
             if self._poll(task, now):
                 moved = True
             else:
+                moved |= task.moved
                 still.append(task)
         self._active = still
         return moved

@@ -87,14 +87,24 @@ class KVStoreDistAsync(KVStoreLocal):
         for v in values:
             if v.shape != stored.shape:
                 raise MXNetError(f"kvstore.push: key {key!r} holds shape {stored.shape}, got {v.shape}")
-        merged = self._merged.get(key)
-        if merged is None:
-            merged = self._merged[key] = empty(stored.shape, stored.context, stored.dtype)
-        self._reduce(key, values, merged, priority)
+        if len(values) == 1 and _sendable(values[0], stored):
+            merged = values[0]  # one host value: MPI sends it as it is, no copy into a buffer
+        else:
+            merged = self._merged.get(key)
+            if merged is None:
+                merged = self._merged[key] = empty(stored.shape, stored.context, stored.dtype)
+            self._reduce(key, values, merged, priority)
         self._request(PUSH, key, merged, None, reads=True, order=stored, priority=priority)
 
     def _pull_key(self, key: Key, outs: Sequence[NDArray], priority: int) -> None:
         stored = self._store[key]
+        for o in outs:
+            if o.shape != stored.shape:
+                raise MXNetError(f"kvstore.pull: key {key!r} holds shape {stored.shape}, out has shape {o.shape}")
+        if len(outs) == 1 and _sendable(outs[0], stored) and outs[0]._chunk is not stored._chunk:
+            # one host out: the servers' answer lands in it directly (still after this worker's pushes)
+            self._request(PULL, key, outs[0], None, reads=False, order=stored, priority=priority)
+            return
         self._request(PULL, key, stored, None, reads=False, priority=priority)
         super()._pull_key(key, outs, priority)
 
@@ -138,3 +148,9 @@ class KVStoreDistAsync(KVStoreLocal):
             self._comm.run(Request(SETOPT, 0, [(s, 0, None, None) for s in servers], optimizer, "optimizer"))
         self._optimizer = optimizer
         self.barrier()
+
+
+def _sendable(arr: NDArray, stored: NDArray) -> bool:
+    """Can MPI use ``arr``'s memory as it is (host, contiguous, the stored dtype)?"""
+    return (arr.context.device_type in ("cpu", "cpu_pinned", "cpu_shared") and arr._data.flags.c_contiguous
+            and np.dtype(arr.dtype) == np.dtype(stored.dtype))

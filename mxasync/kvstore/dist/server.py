@@ -5,6 +5,11 @@ the optimizer that ``set_optimizer`` sent it (MXNet's asynchronous SGD), and
 answers a pull with the part's current value.  It stops once every worker has
 sent STOP (workers do that at exit).  Its loop is a task on the comm thread,
 so it obeys the same one-thread-calls-MPI rule as a worker.
+
+No allocation per request: a push lands in the part's own receive buffer
+(reused once the last update that read it finished), and a pull is sent
+straight from the stored value, which no push overwrites until that send
+completed.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import traceback
 
 import numpy as np
 
+from ...base import MXNetError
 from .comm import Comm, Task, get_comm
 from .mpi import SERVER
 from .rpc import INIT, PULL, PUSH, SETOPT, STOP, TAG_DATA, TAG_META, TAG_REQ, Request
@@ -33,12 +39,15 @@ class ServerLoop(Task):
         self.store: dict[tuple[int, int], object] = {}  # (key id, part) -> NDArray
         self.keys: dict[int, object] = {}  # key id -> the user's key (the updater's index)
         self.dtypes: dict[tuple[int, int], np.dtype] = {}
+        self.grads: dict[tuple[int, int], object] = {}  # (key id, part) -> NDArray a push lands in
+        self.sending: dict[tuple[int, int], list] = {}  # (key id, part) -> pulls still sending the value
         self.updater = None
         self.replies: list = []  # (request, buffer) until sent
         self.stopped: set[int] = set()
         self.done = threading.Event()
 
     def start(self, comm: Comm) -> None:
+        self.MPI = comm.MPI
         self.status = comm.MPI.Status()
 
     def waiting_for(self) -> str:
@@ -47,6 +56,7 @@ class ServerLoop(Task):
     def poll(self, comm: Comm) -> bool:
         self.deadline = float("inf")  # a server waits for workers as long as the job lives
         world = comm.world
+        self.moved = False
         for _ in range(64):  # answer a burst, then let the thread breathe
             if not world.Iprobe(source=comm.MPI.ANY_SOURCE, tag=TAG_REQ, status=self.status):
                 break
@@ -54,6 +64,7 @@ class ServerLoop(Task):
             source = self.status.Get_source()
             world.Recv(header, source=source, tag=TAG_REQ)
             self._handle(comm, source, *(int(x) for x in header))
+            self.moved = True  # more may be on the way: the comm thread polls again at once
         self.replies = [(req, buf) for req, buf in self.replies if not req.Test()]
         if len(self.stopped) == comm.num_workers and not self.replies:
             self.done.set()
@@ -68,17 +79,19 @@ class ServerLoop(Task):
             raw = np.empty(meta_len, np.uint8)
             world.Recv(raw, source=source, tag=TAG_META)
             meta = pickle.loads(raw.tobytes())
-        payload = None
-        if nbytes:
-            payload = np.empty(nbytes, np.uint8)
-            world.Recv(payload, source=source, tag=TAG_DATA)
         if op == STOP:
             self.stopped.add(source)
             return
         if op == PULL:
-            value = self.store[(kid, part)].asnumpy()
-            self._reply(world, value.reshape(-1).view(np.uint8), source, tag)
+            value = self.store[(kid, part)]
+            value.wait_to_read()
+            req = self._reply(world, value._data.reshape(-1).view(np.uint8), source, tag)
+            self.sending.setdefault((kid, part), []).append(req)
             return
+        payload = None
+        if nbytes:
+            payload = self._receive_buffer(op, kid, part, meta, nbytes)
+            world.Recv(payload, source=source, tag=TAG_DATA)
         status = 0
         try:
             self._apply(op, kid, part, meta, payload)
@@ -87,6 +100,20 @@ class ServerLoop(Task):
             status = 1
         self._reply(world, np.array([status], np.int64), source, tag)
 
+    def _receive_buffer(self, op: int, kid: int, part: int, meta, nbytes: int) -> np.ndarray:
+        """Bytes a push (or init) of the part lands in: its grad buffer, once nothing reads it."""
+        from ...ndarray import empty
+
+        grad = self.grads.get((kid, part))
+        if op == PUSH and grad is not None and grad._data.nbytes == nbytes:
+            grad.wait_to_write()  # the previous update read it
+            return grad._data.reshape(-1).view(np.uint8)
+        if op == INIT:
+            dtype = np.dtype(meta[1])
+            grad = self.grads[(kid, part)] = empty((nbytes // dtype.itemsize,), dtype=dtype)
+            return grad._data.view(np.uint8)
+        return np.empty(nbytes, np.uint8)  # a size the part does not have: _apply reports it
+
     def _apply(self, op: int, kid: int, part: int, meta, payload: np.ndarray | None) -> None:
         from ...ndarray import array
 
@@ -94,21 +121,29 @@ class ServerLoop(Task):
             from ...optimizer import get_updater
 
             self.updater = get_updater(meta)
-        elif op == INIT:
+            return
+        sending = self.sending.pop((kid, part), None)
+        if sending:  # pulls still reading the stored value: let them finish before it changes
+            self.MPI.Request.Waitall(sending)
+        if op == INIT:
             key, dtype = meta
             self.keys[kid] = key
             self.dtypes[(kid, part)] = np.dtype(dtype)
             self.store[(kid, part)] = array(payload.view(dtype), dtype=dtype)
         elif op == PUSH:
-            weight = self.store[(kid, part)]
-            grad = payload.view(self.dtypes[(kid, part)])
-            if self.updater is None:
-                weight[:] = grad
+            weight, grad = self.store[(kid, part)], self.grads[(kid, part)]
+            if payload.nbytes != grad._data.nbytes:
+                raise MXNetError(f"kvstore push: key {self.keys[kid]!r} part {part} holds {grad.size} values "
+                                 f"of {grad.dtype}, the push sent {payload.nbytes} bytes")
+            if self.updater is None:  # the push replaces the value: swap buffers rather than copy
+                self.store[(kid, part)], self.grads[(kid, part)] = grad, weight
             else:
-                self.updater(self.keys[kid], array(grad, dtype=grad.dtype), weight)
+                self.updater(self.keys[kid], grad, weight)
 
-    def _reply(self, world, buf: np.ndarray, dest: int, tag: int) -> None:
-        self.replies.append((world.Isend(buf, dest=dest, tag=tag), buf))
+    def _reply(self, world, buf: np.ndarray, dest: int, tag: int):
+        req = world.Isend(buf, dest=dest, tag=tag)
+        self.replies.append((req, buf))
+        return req
 
 
 def stop_servers(comm: Comm) -> None:
