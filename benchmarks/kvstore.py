@@ -14,7 +14,8 @@
   same round pulling into the pushed arrays (MXNet's ``update_on_kvstore=False``
   pattern), which sums in place and copies once into the store, against that
   data movement in bare mpi4py (``bare_in_place_and_copy_ms``).
-* ``dist_async`` (2 workers + 1 server): the same round through the server rank.
+* ``dist_async`` (2 workers + 1 server): the same round through the server rank,
+  against the same bare mpi4py figures among the 2 workers.
 
 Run as workers (``--worker sync|async``) it measures one job and prints its
 JSON from worker 0; the parent starts those jobs and merges their output.
@@ -105,52 +106,49 @@ def worker(kind: str, repeat: int) -> None:
         for g in grads:
             g.wait_to_read()
 
-    if kind != "sync":
-        ms = _median_ms(round_, repeat)
-        result = {"workers": kv.num_workers, "round_ms": round(ms, 2)}
-    else:
-        # the same bytes through bare mpi4py in this job, alternating with the store's rounds
-        # so both see the same machine load (the comm thread is idle between rounds)
-        comm = kv._comm
-        bufs = [g.asnumpy() for g in grads]
-        MPI = comm.MPI
+    # the same bytes through bare mpi4py among the workers in this job, alternating with the
+    # store's rounds so both see the same machine load (the comm thread is idle between rounds)
+    comm = kv._comm
+    bufs = [g.asnumpy() for g in grads]
+    MPI = comm.MPI
+    stored, pulled = [np.empty_like(b) for b in bufs], [np.empty_like(b) for b in bufs]
 
-        stored, pulled = [np.empty_like(b) for b in bufs], [np.empty_like(b) for b in bufs]
+    def bare() -> None:
+        for b in bufs:
+            comm.group.Allreduce(MPI.IN_PLACE, b, op=MPI.SUM)
 
-        def bare() -> None:
-            for b in bufs:
-                comm.group.Allreduce(MPI.IN_PLACE, b, op=MPI.SUM)
+    def bare_copies() -> None:
+        # the data movement push+pull needs: the pushed array unchanged, the sum in the store and in out
+        for b, s, p in zip(bufs, stored, pulled, strict=True):
+            comm.group.Allreduce(b, s, op=MPI.SUM)
+            np.copyto(p, s)
 
-        def bare_copies() -> None:
-            # the data movement push+pull needs: the pushed array unchanged, the sum in the store and in out
-            for b, s, p in zip(bufs, stored, pulled, strict=True):
-                comm.group.Allreduce(b, s, op=MPI.SUM)
-                np.copyto(p, s)
+    def bare_in_place_and_copy() -> None:
+        # pushpull into the pushed arrays: sum in place, then the store's copy
+        for b, s in zip(bufs, stored, strict=True):
+            comm.group.Allreduce(MPI.IN_PLACE, b, op=MPI.SUM)
+            np.copyto(s, b)
 
-        def bare_in_place_and_copy() -> None:
-            # pushpull into the pushed arrays: sum in place, then the store's copy
-            for b, s in zip(bufs, stored, strict=True):
-                comm.group.Allreduce(MPI.IN_PLACE, b, op=MPI.SUM)
-                np.copyto(s, b)
-
-        runs = {"round": round_, "bare": bare, "bare_copies": bare_copies, "pushpull": pushpull_round,
-                "bare_in_place_copy": bare_in_place_and_copy}
-        times: dict[str, list[float]] = {name: [] for name in runs}
-        for _ in range(repeat + 1):
-            for name, fn in runs.items():
-                kv.barrier()
-                t0 = time.perf_counter()
-                fn()
-                times[name].append(time.perf_counter() - t0)
-        ms = {name: float(np.median(t[1:]) * 1e3) for name, t in times.items()}
-        result = {"workers": kv.num_workers, "round_ms": round(ms["round"], 2),
-                  "bare_allreduce_ms": round(ms["bare"], 2), "ratio": round(ms["round"] / ms["bare"], 2),
-                  "bare_allreduce_and_copies_ms": round(ms["bare_copies"], 2),
-                  "ratio_to_copies": round(ms["round"] / ms["bare_copies"], 2),
-                  "pushpull_in_place_ms": round(ms["pushpull"], 2),
-                  "pushpull_ratio": round(ms["pushpull"] / ms["bare"], 2),
-                  "bare_in_place_and_copy_ms": round(ms["bare_in_place_copy"], 2),
-                  "pushpull_ratio_to_copy": round(ms["pushpull"] / ms["bare_in_place_copy"], 2)}
+    runs = {"round": round_, "bare": bare, "bare_copies": bare_copies}
+    if kind == "sync":
+        runs.update(pushpull=pushpull_round, bare_in_place_copy=bare_in_place_and_copy)
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(repeat + 1):
+        for name, fn in runs.items():
+            kv.barrier()
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+    ms = {name: float(np.median(t[1:]) * 1e3) for name, t in times.items()}
+    result = {"workers": kv.num_workers, "round_ms": round(ms["round"], 2),
+              "bare_allreduce_ms": round(ms["bare"], 2), "ratio": round(ms["round"] / ms["bare"], 2),
+              "bare_allreduce_and_copies_ms": round(ms["bare_copies"], 2),
+              "ratio_to_copies": round(ms["round"] / ms["bare_copies"], 2)}
+    if kind == "sync":
+        result.update(pushpull_in_place_ms=round(ms["pushpull"], 2),
+                      pushpull_ratio=round(ms["pushpull"] / ms["bare"], 2),
+                      bare_in_place_and_copy_ms=round(ms["bare_in_place_copy"], 2),
+                      pushpull_ratio_to_copy=round(ms["pushpull"] / ms["bare_in_place_copy"], 2))
     kv.barrier()
     if kv.rank == 0:
         print("RESULT " + json.dumps(result), flush=True)
