@@ -7,8 +7,11 @@ are ordered with every other use of the memory.
 Small chunks are plain backend arrays: the op closures that use them hold
 references, so the memory lives as long as any pending op needs it and no
 engine op is needed to free it.  Large CPU chunks come from the pooled
-:class:`~mxasync.runtime.storage.Storage`; their return to the pool is pushed
-as ``delete_variable`` so it happens after every pending op finished.
+:class:`~mxasync.runtime.storage.Storage`; a dead one with ops still pending
+parks its block with its var, and the next op output of that size takes the
+block over behind a delete of the old var (its ops finish first, its errors
+stay behind); otherwise the return to the pool is pushed as ``delete_variable``
+so it happens after every pending op finished.
 """
 
 from __future__ import annotations
@@ -43,25 +46,39 @@ class PooledChunk(Chunk):
     __slots__ = ()
 
     def __del__(self):
-        handle = self.handle
         try:
             var = self.var
             storage = Storage.get(self.ctx)
-            if var.pending:
-                _engine().delete_variable(lambda rctx: storage.free(handle), self.ctx, var)
-            else:
-                storage.free(handle)
+            if not var.pending:
+                storage.free(self.handle)
+                return
+            evicted = storage.park(self.handle, var)
+            if evicted is not None:
+                handle, old_var = evicted
+                _engine().delete_variable(lambda rctx: storage.free(handle), self.ctx, old_var)
         except Exception:  # noqa: BLE001 - interpreter shutdown; the OS takes the memory back
             pass
 
 
-def alloc_chunk(shape: tuple, dtype, ctx: Context, xp) -> Chunk:
-    """A chunk holding an uninitialised array of ``shape``/``dtype`` on ``ctx``."""
+def alloc_chunk(shape: tuple, dtype, ctx: Context, xp, op_output: bool = False) -> Chunk:
+    """A chunk holding an uninitialised array of ``shape``/``dtype`` on ``ctx``.
+
+    ``op_output``: the chunk is first written by the engine op pushed next, so it may take
+    a parked block whose old ops are still pending (see the module docstring).
+    """
     dtype = np.dtype(dtype)
     if xp is np:
         nbytes = dtype.itemsize * _prod(shape)
         storage = Storage.get(ctx)
         if nbytes >= storage.min_pooled:
+            if op_output and getattr(_engine()._tls, "bulk", None) is None:
+                parked = storage.take_parked(nbytes)
+                if parked is not None:
+                    handle, old_var = parked
+                    chunk = PooledChunk(handle.buffer[:nbytes].view(dtype).reshape(shape), ctx, handle)
+                    if old_var.pending:
+                        _engine().delete_variable(None, ctx, old_var, then=chunk.var)
+                    return chunk
             handle = storage.alloc(nbytes)
             base = handle.buffer[:nbytes].view(dtype).reshape(shape)
             return PooledChunk(base, ctx, handle)

@@ -83,7 +83,7 @@ def _alloc(plan: _Plan, i: int, ctx):
     if plan.small:
         data = np.empty(plan.out_shapes[i], plan.out_types[i])
         return NDArray(Chunk(data, ctx), data)
-    return _empty(plan.out_shapes[i], plan.out_types[i], ctx)
+    return _empty(plan.out_shapes[i], plan.out_types[i], ctx, op_output=True)
 
 
 def _plan(opdef, prop, args, ctx, is_train) -> _Plan:

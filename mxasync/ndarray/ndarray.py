@@ -395,9 +395,9 @@ def _is_basic(key) -> bool:
 
 
 # -- creation ---------------------------------------------------------------
-def _empty(shape, dtype, ctx: Context) -> NDArray:
+def _empty(shape, dtype, ctx: Context, op_output: bool = False) -> NDArray:
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
-    chunk = alloc_chunk(shape, dtype if dtype is not None else _DEFAULT_DTYPE, ctx, _xp(ctx))
+    chunk = alloc_chunk(shape, dtype if dtype is not None else _DEFAULT_DTYPE, ctx, _xp(ctx), op_output)
     return NDArray(chunk, chunk.base)
 
 

@@ -239,13 +239,16 @@ class Engine(PlacementMixin, AsyncOpsMixin, WaitMixin, DeviceSyncMixin):
         self.push_sync(lambda rctx: None, _cpu0(), (), opr.const_vars + opr.mutate_vars,
                        _DELETE_VAR, name="DeleteOperator", inline=True)
 
-    def delete_variable(self, delete_fn: Callable[[RunContext], Any] | None, ctx: Context | None, var: VarHandle) -> None:
+    def delete_variable(self, delete_fn: Callable[[RunContext], Any] | None, ctx: Context | None, var: VarHandle,
+                        then: VarHandle | None = None) -> None:
         """Run ``delete_fn`` after every op pushed so far on ``var``; ``var`` is unusable after this call.
 
         The delete runs even when ``var`` carries an error: memory is always returned.
+        ``then`` is a var the delete also writes, so the ops pushed on ``then`` later wait
+        for every op on ``var`` (memory changing hands) without inheriting its errors.
         """
         self._flush_bulk()
-        self._submit(_Op(delete_fn or _noop, _SYNC, ctx or current_context(), (), [var],
+        self._submit(_Op(delete_fn or _noop, _SYNC, ctx or current_context(), (), [var] if then is None else [var, then],
                          _DELETE_VAR, 0, "DeleteVariable", True))
         var._deleted = True
 

@@ -22,6 +22,13 @@ On CPU, blocks under ``MXASYNC_CPU_POOL_MIN_BYTES`` (default 64 KiB) bypass the
 pool: numpy's own small-block cache is faster than any Python free list, and
 page faults, which the pool exists to avoid, only matter for large blocks.
 
+*Parked* blocks: a dead array whose ops are still pending can ``park`` its block
+with its var instead of pushing its free; the next op output of that exact size
+takes it back (``take_parked``) and orders its writes after those ops.  A loop
+like ``a = a + b`` on big arrays then cycles through two blocks that stay in
+cache, as numpy's own allocator does, instead of one block per op in flight.
+At most ``MXASYNC_CPU_POOL_PARK_DEPTH`` (4) blocks of a size wait parked.
+
 >>> import mxasync as mx
 >>> from mxasync.runtime.storage import Storage
 >>> st = Storage.get(mx.cpu(7))
@@ -37,7 +44,7 @@ page faults, which the pool exists to avoid, only matter for large blocks.
 from __future__ import annotations
 
 import threading
-from collections import defaultdict
+from collections import defaultdict, deque
 
 from ..base import MXAsyncError, env_int, env_str
 from .context import Context
@@ -152,6 +159,8 @@ class CPUStorage(Storage):
         self.min_pooled = env_int(64 << 10, "MXASYNC_CPU_POOL_MIN_BYTES")
         self._free: dict[int, list] = defaultdict(list)
         self._pooled = 0
+        self.park_depth = env_int(4, "MXASYNC_CPU_POOL_PARK_DEPTH")
+        self._parked: dict[int, deque] = {}  # size -> (handle, var of its pending ops), newest last
 
     def set_strategy(self, strategy: str) -> None:
         """Switch strategy at run time (tests and benchmarks); pooled blocks are released."""
@@ -208,9 +217,44 @@ class CPUStorage(Storage):
             self._pooled += handle.capacity
         handle.buffer = None
 
+    def park(self, handle: StorageHandle, var) -> tuple | None:
+        """Keep the block of a dead array whose ops on ``var`` are still pending, for the next
+        op output of the same size.  Returns the entry (``(handle, var)``) the caller must
+        free through the engine instead: this one when parking is off, or the oldest parked
+        one of the size when more than ``park_depth`` wait."""
+        if not handle.pooled or self.strategy == "unpooled" or self.park_depth <= 0:
+            return handle, var
+        with self._lock:
+            self._check_free(handle)
+            self.in_use -= handle.size
+            self._pooled += handle.capacity
+            parked = self._parked.get(handle.size)
+            if parked is None:
+                parked = self._parked[handle.size] = deque()
+            parked.append((handle, var))
+            if len(parked) <= self.park_depth:
+                return None
+            old = parked.popleft()
+            self.in_use += old[0].size  # in use again until its pushed free runs
+            self._pooled -= old[0].capacity
+            return old
+
+    def take_parked(self, nbytes: int) -> tuple | None:
+        """The newest parked block of exactly ``nbytes`` and its var (order writes after it), or None."""
+        with self._lock:
+            parked = self._parked.get(nbytes)
+            if not parked:
+                return None
+            handle, var = parked.pop()
+            self._pooled -= handle.capacity
+            self.num_pool_hits += 1
+            self._account_alloc(nbytes)
+            return handle, var
+
     def release_all(self) -> None:
         with self._lock:
             self._free.clear()
+            self._parked.clear()  # pending ops hold their own references to the memory
             self._pooled = 0
 
     def pooled_bytes(self) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import pickle
+import time
 
 import numpy as np
 import pytest
@@ -155,3 +156,51 @@ def test_iteration_and_len():
     a = mx.nd.array([[1, 2], [3, 4], [5, 6]])
     assert len(a) == 3
     assert [r.asnumpy().tolist() for r in a] == [[1, 2], [3, 4], [5, 6]]
+
+
+def _slow_op(reads=(), writes=(), fn=None, delay=0.05):
+    """An engine op that sleeps, then runs ``fn`` (reads and writes are NDArrays)."""
+    def run(rctx):
+        time.sleep(delay)
+        if fn is not None:
+            fn()
+
+    mx.engine.get().push_sync(run, mx.cpu(), [r._chunk.var for r in reads], [w._chunk.var for w in writes],
+                              name="slow_op", inline=False)
+
+
+def test_dead_arrays_blocks_are_reused_by_the_next_output_after_their_ops():
+    """``a = a + b`` on big arrays cycles through a few parked blocks (numpy-like locality), and a
+    block changes hands only after the dead array's pending ops."""
+    ctx = mx.cpu(12)
+    st = Storage.get(ctx)
+    a, b = mx.nd.zeros((512, 512), ctx=ctx), mx.nd.ones((512, 512), ctx=ctx)
+    for _ in range(300):
+        a = a + b
+    np.testing.assert_array_equal(a.asnumpy(), 300)
+    assert st.stats()["peak"] <= (st.park_depth + 4) * (1 << 20)
+
+    x = mx.nd.ones((512, 512), ctx=ctx) * 7
+    seen = []
+    x_data = x._data
+    _slow_op(reads=[x], fn=lambda: seen.append(x_data.copy()))
+    del x  # pending read: its block is parked, not freed
+    y = b + 1  # same size: takes x's block, written only after the slow read
+    np.testing.assert_array_equal(y.asnumpy(), 2)
+    np.testing.assert_array_equal(seen[0], 7)
+
+
+def test_a_failed_op_on_a_dead_array_does_not_reach_the_arrays_that_reuse_its_block():
+    ctx = mx.cpu(13)
+    b = mx.nd.ones((512, 512), ctx=ctx)
+    w = b * 3
+
+    def fail():
+        raise ValueError("boom in the dead array's op")
+
+    _slow_op(writes=[w], fn=fail)
+    del w  # its pending op will fail and taint its var
+    y = b + 1  # takes w's block behind a delete of w's var: the error stays behind
+    with pytest.raises(mx.MXNetError, match="boom in the dead array's op"):
+        mx.nd.waitall()
+    np.testing.assert_array_equal(y.asnumpy(), 2)

@@ -92,6 +92,30 @@ def test_free_through_engine_waits_for_pending_ops(storage):
     assert storage.stats()["in_use"] == 0 and storage.stats()["pooled"] == 2 * MB
 
 
+def test_parked_blocks_go_to_the_next_output_of_their_size(storage):
+    eng = mx.engine.get()
+    h, var = storage.alloc(2 * MB), eng.new_variable()
+    assert storage.park(h, var) is None
+    assert storage.stats()["in_use"] == 0 and storage.stats()["pooled"] == 2 * MB
+    assert storage.take_parked(3 * MB) is None  # exact sizes only
+    got = storage.take_parked(2 * MB)
+    assert got == (h, var) and storage.stats()["in_use"] == 2 * MB and storage.stats()["pooled"] == 0
+    assert storage.take_parked(2 * MB) is None
+
+
+def test_parking_is_bounded_and_returns_the_oldest(storage):
+    eng = mx.engine.get()
+    storage.park_depth = 2
+    entries = [(storage.alloc(MB), eng.new_variable()) for _ in range(3)]
+    assert storage.park(*entries[0]) is None and storage.park(*entries[1]) is None
+    assert storage.park(*entries[2]) == entries[0]  # the caller frees it through the engine
+    assert storage.stats()["in_use"] == MB and storage.stats()["pooled"] == 2 * MB
+    assert storage.take_parked(MB) == entries[2]  # newest first: its memory is the warmest
+    storage.set_strategy("unpooled")
+    h, v = storage.alloc(MB), eng.new_variable()
+    assert storage.park(h, v) == (h, v)  # nothing parks without a pool
+
+
 def test_storage_get_is_per_context():
     assert Storage.get(mx.cpu(5)) is Storage.get(mx.Context("cpu", 5))
     assert Storage.get(mx.cpu(5)) is not Storage.get(mx.cpu(6))
