@@ -25,9 +25,11 @@ page faults, which the pool exists to avoid, only matter for large blocks.
 *Parked* blocks: a dead array whose ops are still pending can ``park`` its block
 with its var instead of pushing its free; the next op output of that exact size
 takes it back (``take_parked``) and orders its writes after those ops.  A loop
-like ``a = a + b`` on big arrays then cycles through two blocks that stay in
+like ``a = a + b`` on big arrays then cycles through a few blocks that stay in
 cache, as numpy's own allocator does, instead of one block per op in flight.
-At most ``MXASYNC_CPU_POOL_PARK_DEPTH`` (4) blocks of a size wait parked.
+A block is reused once ``MXASYNC_CPU_POOL_PARK_LAG`` newer ones of its size
+wait (default: cores - 2), so that many outputs plus one can still be computed
+at once; at most ``MXASYNC_CPU_POOL_PARK_DEPTH`` (4, or lag + 2) wait parked.
 
 >>> import mxasync as mx
 >>> from mxasync.runtime.storage import Storage
@@ -48,6 +50,7 @@ from collections import defaultdict, deque
 
 from ..base import MXAsyncError, env_int, env_str
 from .context import Context
+from .threads import cpu_count
 
 __all__ = ["Storage", "StorageHandle", "CPUStorage", "GPUStorage"]
 
@@ -159,7 +162,8 @@ class CPUStorage(Storage):
         self.min_pooled = env_int(64 << 10, "MXASYNC_CPU_POOL_MIN_BYTES")
         self._free: dict[int, list] = defaultdict(list)
         self._pooled = 0
-        self.park_depth = env_int(4, "MXASYNC_CPU_POOL_PARK_DEPTH")
+        self.park_lag = max(env_int(max(cpu_count() - 2, 0), "MXASYNC_CPU_POOL_PARK_LAG"), 0)
+        self.park_depth = max(env_int(4, "MXASYNC_CPU_POOL_PARK_DEPTH"), self.park_lag + 2)
         self._parked: dict[int, deque] = {}  # size -> (handle, var of its pending ops), newest last
 
     def set_strategy(self, strategy: str) -> None:
@@ -240,12 +244,15 @@ class CPUStorage(Storage):
             return old
 
     def take_parked(self, nbytes: int) -> tuple | None:
-        """The newest parked block of exactly ``nbytes`` and its var (order writes after it), or None."""
+        """A parked block of exactly ``nbytes`` and its var (order writes after it), or None: the
+        newest but ``park_lag`` (the warmest one that leaves ``park_lag`` outputs in flight)."""
         with self._lock:
             parked = self._parked.get(nbytes)
-            if not parked:
+            lag = self.park_lag
+            if not parked or len(parked) <= lag:
                 return None
-            handle, var = parked.pop()
+            handle, var = parked[-1 - lag]
+            del parked[-1 - lag]
             self._pooled -= handle.capacity
             self.num_pool_hits += 1
             self._account_alloc(nbytes)

@@ -94,6 +94,7 @@ def test_free_through_engine_waits_for_pending_ops(storage):
 
 def test_parked_blocks_go_to_the_next_output_of_their_size(storage):
     eng = mx.engine.get()
+    storage.park_lag = 0
     h, var = storage.alloc(2 * MB), eng.new_variable()
     assert storage.park(h, var) is None
     assert storage.stats()["in_use"] == 0 and storage.stats()["pooled"] == 2 * MB
@@ -105,7 +106,7 @@ def test_parked_blocks_go_to_the_next_output_of_their_size(storage):
 
 def test_parking_is_bounded_and_returns_the_oldest(storage):
     eng = mx.engine.get()
-    storage.park_depth = 2
+    storage.park_depth, storage.park_lag = 2, 0
     entries = [(storage.alloc(MB), eng.new_variable()) for _ in range(3)]
     assert storage.park(*entries[0]) is None and storage.park(*entries[1]) is None
     assert storage.park(*entries[2]) == entries[0]  # the caller frees it through the engine
@@ -114,6 +115,21 @@ def test_parking_is_bounded_and_returns_the_oldest(storage):
     storage.set_strategy("unpooled")
     h, v = storage.alloc(MB), eng.new_variable()
     assert storage.park(h, v) == (h, v)  # nothing parks without a pool
+
+
+def test_park_lag_leaves_newer_blocks_in_flight(storage):
+    """With lag 1 a block is reused only behind one newer dead array: two outputs of a size
+    can be computed at once (one per worker), the next takes the warmer of the older blocks."""
+    eng = mx.engine.get()
+    storage.park_lag, storage.park_depth = 1, 4
+    entries = [(storage.alloc(MB), eng.new_variable()) for _ in range(3)]
+    storage.park(*entries[0])
+    assert storage.take_parked(MB) is None  # nothing newer in flight yet
+    storage.park(*entries[1])
+    storage.park(*entries[2])
+    assert storage.take_parked(MB) == entries[1]  # the newest but one
+    assert storage.take_parked(MB) == entries[0]
+    assert storage.take_parked(MB) is None  # entries[2] stays for the lag
 
 
 def test_storage_get_is_per_context():
