@@ -15,7 +15,12 @@ import mxasync as mx
 
 CPU = mx.cpu()
 
+# what these tests check only a threaded engine does (NaiveEngine runs every op at its push)
+threaded_only = pytest.mark.skipif(mx.engine.get().type == "NaiveEngine",
+                                   reason="the process-wide engine is NaiveEngine (MXASYNC_ENGINE_TYPE=naive)")
 
+
+@threaded_only
 @pytest.mark.asyncio
 async def test_await_var_keeps_the_callers_loop_running():
     eng = mx.engine.get()
@@ -55,6 +60,7 @@ async def test_coroutine_ops_and_async_twins():
     await eng.wait_for_all_async()
 
 
+@threaded_only
 @pytest.mark.asyncio
 async def test_cancelling_an_awaiting_task_leaves_the_engine_sound():
     eng = mx.engine.get()
@@ -141,6 +147,7 @@ def _run(code: str, env_extra=None, timeout=60):
                           timeout=timeout, env=env)
 
 
+@threaded_only
 def test_exit_with_pending_work_does_not_hang(tmp_path):
     marker = tmp_path / "done.txt"
     code = f"""

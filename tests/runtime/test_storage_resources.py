@@ -15,6 +15,10 @@ from mxasync.runtime.storage import CPUStorage, Storage
 
 MB = 1 << 20
 
+# what these tests check only a threaded engine does (NaiveEngine runs every op at its push)
+threaded_only = pytest.mark.skipif(mx.engine.get().type == "NaiveEngine",
+                                   reason="the process-wide engine is NaiveEngine (MXASYNC_ENGINE_TYPE=naive)")
+
 
 @pytest.fixture
 def storage():
@@ -79,6 +83,7 @@ def test_double_free_and_foreign_free_raise(storage):
         storage.free(other)
 
 
+@threaded_only
 def test_free_through_engine_waits_for_pending_ops(storage):
     eng = mx.engine.get()
     h = storage.alloc(2 * MB)
@@ -238,6 +243,7 @@ def test_context_basics_and_task_scoping():
     assert seen_thread == [mx.cpu(0)]  # scopes are per thread
 
 
+@threaded_only
 def test_profiler_writes_chrome_trace(tmp_path):
     path = tmp_path / "trace.json"
     eng = mx.engine.get()

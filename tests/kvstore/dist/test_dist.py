@@ -23,6 +23,8 @@ SCRIPTS = Path(__file__).parent / "scripts"
 JOB_TIMEOUT = 60
 
 needs_mpi = pytest.mark.skipif(not available(), reason="needs mpirun and mpi4py (.ci/install-mpi.sh)")
+threaded_only = pytest.mark.skipif(os.environ.get("MXASYNC_ENGINE_TYPE", "").lower() == "naive",
+                                   reason="NaiveEngine runs every op at its push: nothing to await")
 
 
 def run_job(script: str, *args: str, workers: int = 2, servers: int = 0, timeout: float = JOB_TIMEOUT,
@@ -78,6 +80,7 @@ def test_gradient_compression_2bit():
 
 
 @needs_mpi
+@threaded_only
 def test_await_from_async_code():
     rc, out, _ = run_job("async_api.py")
     assert rc == 0, out
