@@ -1,19 +1,11 @@
-"""RecordIO: the binary record file format of MXNet (dmlc-core), byte for byte.
+"""RecordIO files: MXNet's (dmlc-core) binary record files, byte for byte.
 
-A ``.rec`` file is a sequence of records. Each record is written as one or
-more *parts*; a part is two little-endian ``uint32`` words and a payload::
-
-    0xced7230a  (cflag << 29) | length  payload... zero padding to 4 bytes
-
-``cflag`` is 0 for a whole record; a payload that contains the magic word at a
-4-byte aligned position is split there (the magic itself is dropped) into
-parts flagged 1 (first), 2 (middle) and 3 (last), and the reader puts the
-magic back between them. Files written here load in MXNet 1.9 and the other
-way round. A ``.idx`` file is text, one ``key<TAB>byte offset`` line per record.
-
-On top of the raw records MXNet stores an image-record header (``IRHeader``:
-flag, label, id, id2 as ``uint32, float32, uint64, uint64``) followed by
-``flag`` extra float32 labels when the label is a vector.
+A ``.rec`` file is a sequence of records (their byte layout: :mod:`.recordio_format`);
+files written here load in MXNet 1.9 and the other way round.  A ``.idx`` file
+is text, one ``key<TAB>byte offset`` line per record.  MXNet's image-record
+header on top of a record is in :mod:`.recordio_pack`, and a thread-safe
+random-access reader for pipelines in :mod:`.recordio_reader`; all of them are
+importable from here.
 
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "a.rec")
@@ -36,97 +28,21 @@ of corrupting the parent's file.
 
 from __future__ import annotations
 
-import numbers
 import os
-import struct
-import threading
-from collections import namedtuple
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from ..base import MXAsyncError
+from .recordio_format import MAGIC, decode_record, encode_record
+from .recordio_pack import IRHeader, pack, pack_img, unpack, unpack_img
+from .recordio_reader import RecordReader
 
 __all__ = [
     "MAGIC", "MXRecordIO", "MXIndexedRecordIO", "RecordReader", "IRHeader",
     "pack", "unpack", "pack_img", "unpack_img", "encode_record",
 ]
 
-MAGIC = 0xCED7230A
-_MAGIC_BYTES = struct.pack("<I", MAGIC)
-_HEAD = struct.Struct("<II")
-_MAX_LEN = (1 << 29) - 1
 _FLUSH_AT = 1 << 20
-
-IRHeader = namedtuple("HEADER", ["flag", "label", "id", "id2"])
-IRHeader.__doc__ = """Image-record header: ``flag`` (0 or the label count), ``label``, ``id``, ``id2``."""
-_IR = struct.Struct("<IfQQ")
-
-
-def encode_record(payload: bytes) -> bytes:
-    """The exact bytes RecordIO stores for one record (parts, headers, padding).
-
-    >>> encode_record(b"abc").hex()
-    '0a23d7ce0300000061626300'
-    """
-    n = len(payload)
-    if n > _MAX_LEN:
-        raise MXAsyncError(f"RecordIO records must be shorter than 2**29 bytes, got {n}")
-    out: list[bytes] = []
-    start = 0
-    lower = n & ~3
-    pos = payload.find(_MAGIC_BYTES)
-    while 0 <= pos < lower:
-        if pos % 4:
-            pos = payload.find(_MAGIC_BYTES, pos + 1)
-            continue
-        out.append(_HEAD.pack(MAGIC, ((1 if start == 0 else 2) << 29) | (pos - start)))
-        out.append(payload[start:pos])
-        start = pos + 4
-        pos = payload.find(_MAGIC_BYTES, start)
-    out.append(_HEAD.pack(MAGIC, ((3 if start else 0) << 29) | (n - start)))
-    out.append(payload[start:])
-    out.append(b"\0" * (-n % 4))
-    return b"".join(out)
-
-
-def _decode_record(read: Callable[[int, int], bytes], offset: int, uri: str) -> tuple[bytes | None, int]:
-    """Decode the record at ``offset``: ``(payload, next offset)``, or ``(None, offset)`` at end of file.
-
-    ``read(pos, n)`` returns up to ``n`` bytes of the file at ``pos``.
-    """
-    chunks: list[bytes] = []
-    pos = offset
-    while True:
-        head = read(pos, 8)
-        if not head:
-            if chunks:
-                raise MXAsyncError(f"{uri}: truncated RecordIO file: the record at byte offset {offset} "
-                                   f"ends at byte offset {pos} without its last part")
-            return None, pos
-        if len(head) < 8:
-            raise MXAsyncError(f"{uri}: truncated RecordIO file: {len(head)} of 8 header bytes at byte offset {pos}")
-        magic, lrec = _HEAD.unpack(head)
-        if magic != MAGIC:
-            raise MXAsyncError(f"{uri}: corrupt RecordIO file: magic 0x{magic:08x} at byte offset {pos} "
-                               f"(expected 0x{MAGIC:08x}): not a record boundary or not a RecordIO file")
-        cflag, length = lrec >> 29, lrec & _MAX_LEN
-        if cflag > 3 or (cflag in (2, 3)) != bool(chunks):
-            where = "continues a record" if cflag in (2, 3) else "starts a record"
-            raise MXAsyncError(f"{uri}: corrupt RecordIO file: part flag {cflag} at byte offset {pos} "
-                               f"{where} in the wrong place")
-        padded = (length + 3) & ~3
-        data = read(pos + 8, padded)
-        if len(data) < padded:
-            raise MXAsyncError(f"{uri}: truncated RecordIO file: the record part at byte offset {pos} needs "
-                               f"{padded} payload bytes but only {len(data)} remain")
-        chunks.append(data if padded == length else data[:length])
-        pos += 8 + padded
-        if cflag in (0, 3):
-            break
-        chunks.append(_MAGIC_BYTES)
-    return (chunks[0] if len(chunks) == 1 else b"".join(chunks)), pos
 
 
 class _OwnedWriter:
@@ -268,7 +184,7 @@ class MXRecordIO:
         self._check_pid(allow_reset=True)
         start = self._pos
         try:
-            payload, self._pos = _decode_record(self._read_seq, start, self.uri)
+            payload, self._pos = decode_record(self._read_seq, start, self.uri)
         except MXAsyncError:
             self._fh.seek(start)
             raise
@@ -381,174 +297,3 @@ class MXIndexedRecordIO(MXRecordIO):
         self._fidx.write(f"{key}\t{pos}\n".encode())
         self.idx[key] = pos
         self.keys.append(key)
-
-
-class RecordReader:
-    """Thread-safe random access to a RecordIO file (``os.pread``), for pipelines.
-
-    Unlike ``MXRecordIO`` it has no current position, so worker threads can
-    share one reader. It re-opens itself after a ``fork``.
-
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "b.rec")
-    >>> with MXRecordIO(path, "w") as w:
-    ...     for n in (1, 5, 9):
-    ...         w.write(b"x" * n)
-    >>> with RecordReader(path) as r:
-    ...     offsets = r.offsets()
-    ...     print(offsets, r.read_at(offsets[1]))
-    [0, 12, 28] b'xxxxx'
-    """
-
-    def __init__(self, uri: str | os.PathLike[str]) -> None:
-        self.uri = os.fspath(uri)
-        self._fd = -1
-        self._pid = -1
-        self._lock = threading.Lock()
-        self._open()
-
-    def _open(self) -> None:
-        try:
-            self._fd = os.open(self.uri, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-        except OSError as e:
-            raise MXAsyncError(f"cannot open RecordIO file {self.uri!r} for reading: {e.strerror}") from e
-        self._pid = os.getpid()
-
-    def _read(self, pos: int, n: int) -> bytes:
-        if self._pid != os.getpid():
-            with self._lock:
-                if self._pid != os.getpid():
-                    self._open()
-        if self._fd < 0:
-            raise MXAsyncError(f"RecordReader for {self.uri!r} is closed")
-        if hasattr(os, "pread"):
-            data = os.pread(self._fd, n, pos)
-            while 0 < len(data) < n:  # short reads only happen at EOF on regular files; be safe
-                more = os.pread(self._fd, n - len(data), pos + len(data))
-                if not more:
-                    break
-                data += more
-            return data
-        with self._lock:  # pragma: no cover -- platforms without pread
-            os.lseek(self._fd, pos, os.SEEK_SET)
-            return os.read(self._fd, n)
-
-    def read_at(self, offset: int) -> bytes:
-        """The record that starts at byte ``offset``."""
-        payload, _ = _decode_record(self._read, offset, self.uri)
-        if payload is None:
-            raise MXAsyncError(f"{self.uri}: no record at byte offset {offset}: it is the end of the file")
-        return payload
-
-    def offsets(self) -> list[int]:
-        """Byte offsets of every record, found by walking the part headers (payloads are skipped)."""
-        size = os.fstat(self._fd).st_size
-        found: list[int] = []
-        pos, start, in_record = 0, 0, False
-        while pos < size:
-            head = self._read(pos, 8)
-            if len(head) < 8:
-                raise MXAsyncError(f"{self.uri}: truncated RecordIO file: {len(head)} of 8 header bytes "
-                                   f"at byte offset {pos}")
-            magic, lrec = _HEAD.unpack(head)
-            cflag, length = lrec >> 29, lrec & _MAX_LEN
-            if magic != MAGIC or cflag > 3 or (cflag in (2, 3)) != in_record:
-                _decode_record(self._read, start if in_record else pos, self.uri)  # raises the precise error
-                raise MXAsyncError(f"{self.uri}: corrupt RecordIO file at byte offset {pos}")  # pragma: no cover
-            if not in_record:
-                start = pos
-            pos += 8 + ((length + 3) & ~3)
-            if pos > size:
-                _decode_record(self._read, start, self.uri)  # raises the truncation error
-            in_record = cflag in (1, 2)
-            if not in_record:
-                found.append(start)
-        if in_record:
-            _decode_record(self._read, start, self.uri)
-        return found
-
-    def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-    def __enter__(self) -> RecordReader:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # noqa: BLE001
-            pass
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"uri": self.uri}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["uri"])
-
-
-def pack(header: IRHeader | tuple, s: bytes) -> bytes:
-    """Prefix ``s`` with an image-record header; a non-scalar label becomes ``flag`` float32 values.
-
-    >>> h, body = unpack(pack(IRHeader(0, [1, 2.5], 3, 0), b"x"))
-    >>> h.flag, h.label.tolist(), h.id, body
-    (2, [1.0, 2.5], 3, b'x')
-    """
-    header = IRHeader(*header)
-    if isinstance(header.label, numbers.Number):
-        header = header._replace(flag=0)
-    else:
-        label = np.asarray(header.label, dtype=np.float32).ravel()
-        header = header._replace(flag=label.size, label=0)
-        s = label.tobytes() + bytes(s)
-    try:
-        return _IR.pack(int(header.flag), float(header.label), int(header.id), int(header.id2)) + bytes(s)
-    except struct.error as e:
-        raise MXAsyncError(f"cannot pack image-record header {tuple(header)}: {e} "
-                           "(id and id2 must fit in uint64)") from e
-
-
-def unpack(s: bytes) -> tuple[IRHeader, bytes]:
-    """Split a record into its ``IRHeader`` and payload (see ``pack``)."""
-    if len(s) < _IR.size:
-        raise MXAsyncError(f"record of {len(s)} bytes is too short for an image-record header ({_IR.size} bytes)")
-    header = IRHeader(*_IR.unpack_from(s))
-    start = _IR.size
-    if header.flag > 0:
-        end = start + 4 * header.flag
-        if len(s) < end:
-            raise MXAsyncError(f"record of {len(s)} bytes is too short for its {header.flag} float32 labels")
-        header = header._replace(label=np.frombuffer(s, np.float32, header.flag, start).copy())
-        start = end
-    return header, bytes(s[start:])
-
-
-def pack_img(header: IRHeader | tuple, img: np.ndarray, quality: int = 95, img_fmt: str = ".jpg") -> bytes:
-    """Encode an HxW or HxWxC uint8 image in **BGR** order (as OpenCV and MXNet do) and ``pack`` it.
-
-    ``quality`` is the JPEG quality (1-100) or the PNG compression level (0-9).
-
-    >>> img = np.zeros((4, 6, 3), np.uint8); img[..., 2] = 200   # pure red in BGR
-    >>> h, out = unpack_img(pack_img(IRHeader(0, 1.0, 0, 0), img, img_fmt=".png"))
-    >>> out.shape, out[0, 0].tolist()
-    ((4, 6, 3), [0, 0, 200])
-    """
-    from .image import codec
-
-    return pack(header, codec.encode(img, img_fmt, quality=quality, channel_order="bgr"))
-
-
-def unpack_img(s: bytes, iscolor: int = -1) -> tuple[IRHeader, np.ndarray]:
-    """``unpack`` and decode the image, in **BGR** order like MXNet (OpenCV's ``imdecode`` flags).
-
-    ``iscolor``: -1 keeps the stored channels (HxW for gray, HxWx3 BGR for color),
-    0 gives HxW gray, 1 gives HxWx3 BGR.
-    """
-    from .image import codec
-
-    header, img = unpack(s)
-    return header, codec.decode(img, flag=iscolor, channel_order="bgr")
