@@ -106,7 +106,8 @@ class Storage:
 
     def __init__(self, ctx: Context):
         self.ctx = ctx
-        self._lock = threading.Lock()
+        # re-entrant: a block freed from __del__ during a GC pass may re-enter on the same thread
+        self._lock = threading.RLock()
         self.in_use = 0
         self.peak = 0
         self.num_allocs = 0
