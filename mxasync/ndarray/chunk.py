@@ -16,6 +16,8 @@ so it happens after every pending op finished.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from ..runtime.context import Context
@@ -46,18 +48,25 @@ class PooledChunk(Chunk):
     __slots__ = ()
 
     def __del__(self):
+        # no lock may be taken here (a GC pass can run this on a thread inside the engine's
+        # lock), so the release waits for the engine's next push, wait or pooled allocation
         try:
-            var = self.var
-            storage = Storage.get(self.ctx)
-            if not var.pending:
-                storage.free(self.handle)
-                return
-            evicted = storage.park(self.handle, var)
-            if evicted is not None:
-                handle, old_var = evicted
-                _engine().delete_variable(lambda rctx: storage.free(handle), self.ctx, old_var)
-        except Exception:  # noqa: BLE001 - interpreter shutdown; the OS takes the memory back
+            _engine().defer(partial(_release, self.handle, self.var, self.ctx))
+        except Exception:  # noqa: BLE001, S110 - interpreter shutdown; the OS takes the memory back
             pass
+
+
+def _release(handle, var: VarHandle, ctx: Context) -> None:
+    """A dead pooled chunk's block: back to the pool, parked with its pending ops' var, or freed
+    by a pushed delete after them."""
+    storage = Storage.get(ctx)
+    if not var.pending:
+        storage.free(handle)
+        return
+    evicted = storage.park(handle, var)
+    if evicted is not None:
+        old_handle, old_var = evicted
+        _engine().delete_variable(lambda rctx: storage.free(old_handle), ctx, old_var)
 
 
 def alloc_chunk(shape: tuple, dtype, ctx: Context, xp, op_output: bool = False) -> Chunk:
@@ -71,13 +80,16 @@ def alloc_chunk(shape: tuple, dtype, ctx: Context, xp, op_output: bool = False) 
         nbytes = dtype.itemsize * _prod(shape)
         storage = Storage.get(ctx)
         if nbytes >= storage.min_pooled:
-            if op_output and getattr(_engine()._tls, "bulk", None) is None:
+            engine = _engine()
+            if engine._deferred:
+                engine.run_deferred()  # dead chunks' blocks first: the warmest ones
+            if op_output and getattr(engine._tls, "bulk", None) is None:
                 parked = storage.take_parked(nbytes)
                 if parked is not None:
                     handle, old_var = parked
                     chunk = PooledChunk(handle.buffer[:nbytes].view(dtype).reshape(shape), ctx, handle)
                     if old_var.pending:
-                        _engine().delete_variable(None, ctx, old_var, then=chunk.var)
+                        engine.delete_variable(None, ctx, old_var, then=chunk.var)
                     return chunk
             handle = storage.alloc(nbytes)
             base = handle.buffer[:nbytes].view(dtype).reshape(shape)

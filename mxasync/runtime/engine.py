@@ -26,6 +26,7 @@ import inspect
 import threading
 import time
 from _thread import allocate_lock
+from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -107,6 +108,7 @@ class Engine(PlacementMixin, AsyncOpsMixin, WaitMixin, DeviceSyncMixin):
         self._loop = EngineLoop()
         self._tls = _ThreadState()
         self._rc_cache: dict[int, tuple[Context, RunContext]] = {}
+        self._deferred: deque = deque()  # finalizers' work, run at the next push, wait or allocation
 
     @property
     def type(self) -> str:
@@ -253,7 +255,31 @@ class Engine(PlacementMixin, AsyncOpsMixin, WaitMixin, DeviceSyncMixin):
         var._deleted = True
 
     # ------------------------------------------------------------ scheduling
+    def defer(self, fn: Callable[[], Any]) -> None:
+        """Run ``fn()`` at the next push, wait or pooled allocation, on that caller's thread.
+
+        For finalizers: ``__del__`` can run inside a garbage-collection pass on a thread
+        that holds the engine's lock (any allocation may start one), where pushing an op
+        would deadlock; appending here takes no lock.
+        """
+        self._deferred.append(fn)
+
+    def run_deferred(self) -> None:
+        """Run what :meth:`defer` queued (a finalizer's failure is ignored, as in ``__del__``)."""
+        deferred = self._deferred
+        while deferred:
+            try:
+                fn = deferred.popleft()
+            except IndexError:  # another thread took the last one
+                return
+            try:
+                fn()
+            except Exception:  # noqa: BLE001, S110 - a finalizer must not fail the caller's push
+                pass
+
     def _submit(self, op: _Op, deduped: bool = False) -> None:
+        if self._deferred:
+            self.run_deferred()
         const_vars, mutate_vars = op.const_vars, op.mutate_vars
         if not deduped and mutate_vars and (const_vars or len(mutate_vars) > 1):
             const_vars, mutate_vars = op.const_vars, op.mutate_vars = _dedupe_mutate(const_vars, mutate_vars)
@@ -500,6 +526,8 @@ class Engine(PlacementMixin, AsyncOpsMixin, WaitMixin, DeviceSyncMixin):
         return prev
 
     def _flush_bulk(self) -> None:
+        if self._deferred:
+            self.run_deferred()
         bulk = self._tls.bulk
         if bulk is not None:
             bulk.flush()

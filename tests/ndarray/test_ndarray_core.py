@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import pickle
+import threading
 import time
 
 import numpy as np
@@ -207,3 +208,33 @@ def test_a_failed_op_on_a_dead_array_does_not_reach_the_arrays_that_reuse_its_bl
     with pytest.raises(mx.MXNetError, match="boom in the dead array's op"):
         mx.nd.waitall()
     np.testing.assert_array_equal(y.asnumpy(), 2)
+
+
+def test_a_dead_array_collected_inside_the_engine_lock_does_not_deadlock(monkeypatch):
+    """A garbage-collection pass can free an NDArray on a thread that holds the engine's lock;
+    its block's release must wait for a safe point instead of pushing (and deadlocking) there."""
+    ctx = mx.cpu(14)
+    monkeypatch.setattr(Storage.get(ctx), "park_depth", 0)  # the release must push a delete
+    eng = mx.engine.get()
+    x = mx.nd.ones((512, 512), ctx=ctx)
+    _slow_op(writes=[x], delay=0.1)
+    y = x * 2  # pending behind the slow op, so its release needs the engine
+    gc.disable()  # the cycle must be collected below, inside the lock, not by an automatic pass
+    try:
+        cycle = [y]
+        cycle.append(cycle)  # y is now reachable only through a reference cycle
+        del y, cycle
+        done = threading.Event()
+
+        def collect_inside_the_lock():
+            with eng._lock:
+                gc.collect()  # runs the chunk's __del__ on this thread, inside the lock
+            done.set()
+
+        threading.Thread(target=collect_inside_the_lock, daemon=True).start()
+        assert done.wait(10), "a finalizer deadlocked on the engine's lock"
+    finally:
+        gc.enable()
+    mx.nd.waitall()  # a safe point: the deferred release ran
+    assert not eng._deferred
+    assert Storage.get(ctx).stats()["in_use"] <= 1 << 20  # only x is still in use
