@@ -10,6 +10,7 @@ from . import (
     context,
     engine,
     executor,
+    image,
     initializer,
     io,
     kvstore,
@@ -44,4 +45,5 @@ __all__ = [
     "current_context", "num_gpus", "backends", "context", "engine", "executor", "io", "operator", "profiler",
     "random", "recordio", "nd", "ndarray", "sym", "symbol", "viz", "name", "AttrScope", "callback", "initializer",
     "init", "lr_scheduler", "metric", "optimizer", "opt", "kv", "kvstore", "mod", "module", "model",
+    "image",
 ]

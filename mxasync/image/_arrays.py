@@ -1,0 +1,61 @@
+"""NDArray <-> numpy at the edges of ``mx.image``, and the error it raises.
+
+The image functions do their pixel work in numpy (through the codecs and
+resizers of :mod:`mxasync.io.image`) and hand NDArrays back, as MXNet's do.
+``to_numpy`` reads an NDArray (a sync point) or passes a numpy array through;
+``to_nd`` wraps a freshly made numpy array without copying it.
+
+>>> import numpy as np
+>>> a = to_nd(np.arange(6, dtype=np.uint8).reshape(2, 3, 1))
+>>> a.shape, a.dtype.__name__, int(to_numpy(a)[1, 2, 0])
+((2, 3, 1), 'uint8', 5)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import MXAsyncError
+from ..ndarray import NDArray
+from ..ndarray import array as nd_array
+from ..ndarray.chunk import Chunk
+from ..runtime.context import Context, current_context
+
+__all__ = ["ImageError", "to_numpy", "to_nd", "as_nd", "image_shape"]
+
+
+class ImageError(MXAsyncError, ValueError):
+    """A bad argument to an ``mx.image`` function: an ``MXNetError`` that is also a ``ValueError``
+    (MXNet raises ``ValueError`` or ``AssertionError`` in these places)."""
+
+
+def to_numpy(src: NDArray | np.ndarray) -> np.ndarray:
+    """A numpy copy of ``src`` that the caller owns (``asnumpy`` of an NDArray: waits for pending writes)."""
+    if isinstance(src, NDArray):
+        return src.asnumpy()
+    return np.array(src)
+
+
+def to_nd(arr: np.ndarray, ctx: Context | None = None) -> NDArray:
+    """An NDArray around ``arr``: no copy on the CPU when ``arr`` is a fresh C-contiguous array
+    that nothing else writes to (the arrays our numpy code makes); otherwise a copy."""
+    ctx = ctx or current_context()
+    if ctx.device_type == "cpu" and isinstance(arr, np.ndarray) and arr.flags.c_contiguous and arr.flags.owndata:
+        return NDArray(Chunk(arr, ctx), arr)
+    return nd_array(np.ascontiguousarray(arr), ctx=ctx, dtype=arr.dtype)
+
+
+def as_nd(src: NDArray | np.ndarray, dtype=None) -> NDArray:
+    """``src`` as an NDArray (a numpy array is copied, keeping its dtype unless ``dtype`` is given)."""
+    if isinstance(src, NDArray):
+        return src if dtype is None or np.dtype(dtype) == np.dtype(src.dtype) else src.astype(dtype)
+    arr = np.asarray(src)
+    return nd_array(arr, dtype=dtype or arr.dtype)
+
+
+def image_shape(src: NDArray | np.ndarray, where: str) -> tuple[int, int, int]:
+    """``(height, width, channels)`` of an HxWxC image; a clear error for any other shape."""
+    shape = tuple(src.shape)
+    if len(shape) != 3:
+        raise ImageError(f"{where}: expected an HxWxC image (3 dimensions), got shape {shape}")
+    return shape  # type: ignore[return-value]
