@@ -1,6 +1,9 @@
 """``mx.nd``: asynchronous NDArrays and one function per registered op."""
 
 from . import random
+from .fluent import attach as _attach_fluent_methods
+from .functions import *  # noqa: F403 - MXNet's Python-level functions (maximum, add, moveaxis, ...)
+from .functions import __all__ as _functions
 from .ndarray import (
     NDArray,
     arange,
@@ -18,6 +21,7 @@ from .register import populate as _populate
 from .save_load import load, load_frombuffer, save
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "zeros_like", "ones_like",
-           "waitall", "waitall_async", "save", "load", "load_frombuffer"]
+           "waitall", "waitall_async", "save", "load", "load_frombuffer", *_functions]
 
 _populate(globals())
+_attach_fluent_methods(NDArray, globals())

@@ -438,7 +438,7 @@ def array(source, ctx: Context | None = None, dtype=None) -> NDArray:
         dtype = dtype or source.dtype
         return source.astype(dtype).as_in_context(ctx or source.context)
     if dtype is None:
-        dtype = source.dtype if isinstance(source, np.ndarray) else _DEFAULT_DTYPE
+        dtype = _DEFAULT_DTYPE  # MXNet 1.x: numpy arrays too (mx.nd.array(np.uint8 image) is float32)
     arr = np.array(source, dtype=dtype)
     out = empty(arr.shape, ctx, arr.dtype)
     if out._ctx.device_type == "cpu" or isinstance(out._data, np.ndarray):

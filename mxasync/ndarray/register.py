@@ -1,8 +1,9 @@
 """``mx.nd.<op>``: one function per registered op, generated from the registry.
 
 Each function takes the op's inputs (positionally or by argument name), its
-params as keywords, and ``out=``; its signature and docstring come from the
-op's declaration.
+params (by keyword, or positionally after the inputs in MXNet's order, so
+``mx.nd.sum(x, 1)`` is ``axis=1``), and ``out=``; its signature and docstring
+come from the op's declaration.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ def make_function(op_name: str):
     variadic = opdef.key_var_num_args
 
     def fn(*args, out=None, name=None, **kwargs):
-        inputs = list(args)
+        inputs = opdef.bind_positional(args, kwargs)
         if not variadic:
             for a in arg_names[len(inputs):]:
                 if a in kwargs:

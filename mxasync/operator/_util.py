@@ -36,7 +36,8 @@ def reduce_axes(prop, shape, axis, keepdims: bool, exclude: bool = False) -> tup
     if keepdims:
         out = tuple(1 if i in axes else d for i, d in enumerate(shape))
     else:
-        out = tuple(d for i, d in enumerate(shape) if i not in axes)
+        # MXNet 1.x has no 0-d arrays: reducing every axis gives shape (1,)
+        out = tuple(d for i, d in enumerate(shape) if i not in axes) or (1,)
     return axes, out
 
 

@@ -14,6 +14,8 @@ imperative hot path: shape inference is one tuple compare and forward is
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._util import broadcast_shape, unbroadcast
 from .base import ADD_TO, NULL, WRITE_INPLACE, WRITE_TO
 from .functional import FunctionalOperator, FunctionalProperty, defop
@@ -187,9 +189,18 @@ class _ScalarProperty(FunctionalProperty):
         return [t], [t], []
 
 
+def _scalar_as(x, scalar: float):
+    """MXNet converts the scalar to the array's dtype first: on int32, ``u * 1.9`` is ``u * 1``
+    and ``u == 1.5`` is ``u == 1`` (a C cast: toward zero, wrapping for unsigned)."""
+    if x.dtype.kind not in "iub":
+        return scalar
+    with np.errstate(all="ignore"):
+        return np.asarray(scalar, dtype=np.float64).astype(x.dtype)[()]
+
+
 def _sfwd(f):
     def fwd(xp, p, x):
-        y = f(xp, x, p.scalar)
+        y = f(xp, x, _scalar_as(x, p.scalar))
         return y if y.dtype == x.dtype else y.astype(x.dtype)
 
     return fwd

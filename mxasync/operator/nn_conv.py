@@ -15,7 +15,7 @@ mxasync.base.MXAsyncError: Convolution: num_filter=-2: Input should be greater t
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Literal, Optional
+from typing import ClassVar, Literal, Optional
 
 from .functional import FunctionalProperty, defop
 from .kernels.im2col import conv_out_size, conv_params
@@ -44,6 +44,7 @@ class ConvolutionParam(OpParam):
 
 
 class DeconvolutionParam(ConvolutionParam):
+    positional_order: ClassVar[tuple[str, ...]] = ("kernel", "stride", "dilate", "pad", "adj", "target_shape", "num_filter", "num_group", "workspace", "no_bias", "cudnn_tune", "cudnn_off", "layout")  # MXNet's
     adj: Shape = ()
     target_shape: Shape = ()
     workspace: int = 512

@@ -18,6 +18,8 @@ input weight is left alone when the output is another array.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from .functional import defop
 from .kernels import optimizer as _k
 from .optimizer_ops import SGDParam, _UpdateProperty
@@ -26,6 +28,7 @@ __all__: list[str] = []
 
 
 class NAGMomParam(SGDParam):
+    positional_order: ClassVar[tuple[str, ...]] = ("lr", "momentum", "wd", "rescale_grad", "clip_gradient")  # MXNet's
     momentum: float = 0.0
 
 
@@ -34,6 +37,7 @@ class AdaGradParam(SGDParam):
 
 
 class RMSPropAlexParam(SGDParam):
+    positional_order: ClassVar[tuple[str, ...]] = ("lr", "gamma1", "gamma2", "epsilon", "wd", "rescale_grad", "clip_gradient", "clip_weights")  # MXNet's
     gamma1: float = 0.95
     gamma2: float = 0.9
     epsilon: float = 1e-8

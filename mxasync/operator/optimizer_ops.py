@@ -16,6 +16,8 @@ so callers add the states' vars to the op's mutated vars.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from .functional import FunctionalProperty, defop
 from .params import OpParam
 
@@ -43,16 +45,19 @@ class SGDParam(OpParam):
 
 
 class SGDMomParam(SGDParam):
+    positional_order: ClassVar[tuple[str, ...]] = ("lr", "momentum", "wd", "rescale_grad", "clip_gradient", "lazy_update")  # MXNet's
     momentum: float = 0.0
 
 
 class AdamParam(SGDParam):
+    positional_order: ClassVar[tuple[str, ...]] = ("lr", "beta1", "beta2", "epsilon", "wd", "rescale_grad", "clip_gradient", "lazy_update")  # MXNet's
     beta1: float = 0.9
     beta2: float = 0.999
     epsilon: float = 1e-8
 
 
 class RMSPropParam(SGDParam):
+    positional_order: ClassVar[tuple[str, ...]] = ("lr", "gamma1", "epsilon", "wd", "rescale_grad", "clip_gradient", "clip_weights")  # MXNet's
     gamma1: float = 0.95
     epsilon: float = 1e-8
     clip_weights: float = -1.0

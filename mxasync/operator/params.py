@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 import types
 import typing
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, ClassVar, Optional
 
 import numpy as np
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
@@ -99,6 +99,14 @@ class OpParam(BaseModel):
     """Base class of every op's parameter model (frozen, unknown fields rejected)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+    # MXNet's positional order of the params when it differs from the fields' (inherited first)
+    positional_order: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def param_order(cls) -> list[str]:
+        """The params in MXNet's positional order (``mx.nd.sum(x, 1)`` means ``axis=1``)."""
+        first = [n for n in cls.positional_order if n in cls.model_fields]
+        return first + [n for n in cls.model_fields if n not in first]
 
     @model_validator(mode="before")
     @classmethod

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import ClassVar, Literal, Optional
 
 from ._util import norm_axes, prod, reduce_axes
 from .functional import FunctionalProperty, defop
@@ -25,6 +25,7 @@ class ReduceParam(OpParam):
 
 
 class NormParam(OpParam):
+    positional_order: ClassVar[tuple[str, ...]] = ("ord", "axis", "out_dtype", "keepdims")  # MXNet's
     ord: Literal[1, 2] = 2
     axis: OptShape = None
     keepdims: bool = False

@@ -100,9 +100,34 @@ class OpDef:
     def _required(self) -> list[str]:
         return [n for n, f in self.param_cls.model_fields.items() if f.is_required()]
 
+    def bind_positional(self, args: tuple, kwargs: dict) -> list:
+        """MXNet's calling convention for the generated ``mx.nd``/``mx.sym`` functions: the op's
+        inputs (aux states included), then its params, positionally in MXNet's order.  Returns
+        the positional inputs; positional params are moved into ``kwargs``.
+
+        >>> kw = {}
+        >>> get_op("clip").bind_positional(("x", 2, 5), kw), kw
+        (['x'], {'a_min': 2, 'a_max': 5})
+        """
+        if self.key_var_num_args:
+            return list(args)
+        slots = len(self.prop_cls.arguments) + len(getattr(self.prop_cls, "aux_states", ()))
+        if len(args) <= slots:
+            return list(args)
+        order = self.param_cls.param_order()
+        extra = args[slots:]
+        if len(extra) > len(order):
+            raise MXAsyncError(f"{self.name}: takes at most {slots} inputs and {len(order)} params "
+                               f"positionally ({len(args)} positional arguments given)")
+        for pname, value in zip(order, extra, strict=False):
+            if pname in kwargs:
+                raise MXAsyncError(f"{self.name}: got {pname!r} both by position and by keyword")
+            kwargs[pname] = value
+        return list(args[:slots])
+
     @property
     def signature(self) -> inspect.Signature:
-        """A Python signature for generated front-end functions: inputs, then keyword-only params."""
+        """A Python signature for generated front-end functions: inputs, then params (MXNet's order)."""
         if self._signature is None:
             P = inspect.Parameter
             params = []
@@ -110,13 +135,15 @@ class OpDef:
                 params.append(P("data", P.VAR_POSITIONAL))
             else:
                 params += [P(a, P.POSITIONAL_OR_KEYWORD, default=None) for a in self.prop_cls.arguments]
-            for fname, field in self.param_cls.model_fields.items():
+            kind = P.KEYWORD_ONLY if self.key_var_num_args else P.POSITIONAL_OR_KEYWORD
+            for fname in self.param_cls.param_order():
                 if fname == self.key_var_num_args:
                     continue
-                default = P.empty if field.is_required() else field.default
+                field = self.param_cls.model_fields[fname]
+                default = None if field.is_required() else field.default  # required: see the docstring
                 if default is PydanticUndefined:
                     default = None
-                params.append(P(fname, P.KEYWORD_ONLY, default=default))
+                params.append(P(fname, kind, default=default))
             self._signature = inspect.Signature(params)
         return self._signature
 

@@ -91,7 +91,7 @@ def make_function(op_name: str):
     hint = op_name.lower()
 
     def fn(*args, name: str | None = None, attr: dict | None = None, **kwargs):
-        return create(opdef.name, list(args), kwargs, name=name, attr=attr, hint=hint)
+        return create(opdef.name, opdef.bind_positional(args, kwargs), kwargs, name=name, attr=attr, hint=hint)
 
     fn.__name__ = fn.__qualname__ = op_name
     fn.__doc__ = opdef.doc

@@ -34,7 +34,7 @@ def test_prepare_is_cached_and_params_parse_strings():
 def test_signature_and_doc():
     op = get_op("FullyConnected")
     sig = str(op.signature)
-    assert sig.startswith("(data=None, weight=None, bias=None, *, num_hidden")
+    assert sig.startswith("(data=None, weight=None, bias=None, num_hidden")  # params positional too, as MXNet
     assert "num_hidden : int, required" in op.doc
     assert "*data" in str(get_op("Concat").signature)
     assert get_op("Concat").key_var_num_args == "num_args"

@@ -1,0 +1,50 @@
+"""NDArray's fluent methods: ``x.sum(axis=1)`` is ``mx.nd.sum(x, axis=1)``, as in MXNet 1.9.
+
+Each method calls the generated ``mx.nd`` function with the array as its first
+input, so arguments, errors and asynchrony are the op's own.  The list is
+MXNet 1.9.1's; a name whose op is not registered gets no method.
+
+>>> import mxasync as mx
+>>> x = mx.nd.array([[1, -2, 3], [4, 5, -6]])
+>>> x.sum(axis=1).asnumpy().tolist(), float(x.abs().max().asscalar()), x.clip(0, 4).mean().shape
+([2.0, 3.0], 6.0, (1,))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+__all__ = ["FLUENT_METHODS", "attach"]
+
+# MXNet 1.9.1's NDArray methods that are a call of the op of the same name
+FLUENT_METHODS = (
+    "abs", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "argmax", "argmax_channel",
+    "argmin", "argsort", "broadcast_axes", "broadcast_like", "broadcast_to", "cbrt", "ceil", "clip", "cos",
+    "cosh", "degrees", "depth_to_space", "diag", "exp", "expand_dims", "expm1", "fix", "flatten", "flip",
+    "floor", "log", "log10", "log1p", "log2", "log_softmax", "max", "mean", "min", "nanprod", "nansum", "norm",
+    "one_hot", "ones_like", "pad", "pick", "prod", "radians", "rcbrt", "reciprocal", "relu", "repeat",
+    "reshape_like", "rint", "round", "rsqrt", "shape_array", "sigmoid", "sign", "sin", "sinh", "size_array",
+    "slice", "slice_axis", "slice_like", "softmax", "softmin", "sort", "space_to_depth", "split", "split_v2",
+    "sqrt", "square", "squeeze", "sum", "swapaxes", "take", "tan", "tanh", "tile", "topk", "transpose",
+    "trunc", "zeros_like",
+)
+
+
+def _method(name: str, fn: Callable):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``mx.nd.{name}`` with this array as its first input.\n\n{fn.__doc__ or ''}"
+    return method
+
+
+def attach(cls: type, namespace: dict) -> list[str]:
+    """Give ``cls`` a method for every fluent name with a function in ``namespace``; returns them."""
+    added = []
+    for name in FLUENT_METHODS:
+        fn = namespace.get(name)
+        if fn is not None and name not in cls.__dict__:
+            setattr(cls, name, _method(name, fn))
+            added.append(name)
+    return added
