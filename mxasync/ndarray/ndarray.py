@@ -313,6 +313,9 @@ class NDArray:
     def __mod__(self, o):
         return self._binary(o, "broadcast_mod", "_mod_scalar")
 
+    def __rmod__(self, o):
+        return self._binary(o, "broadcast_mod", "_rmod_scalar", reverse=True)
+
     def __pow__(self, o):
         return self._binary(o, "broadcast_power", "_power_scalar")
 
@@ -361,6 +364,9 @@ class NDArray:
 
     def __itruediv__(self, o):
         return self._inplace(o, "broadcast_div", "_div_scalar")
+
+    def __imod__(self, o):
+        return self._inplace(o, "broadcast_mod", "_mod_scalar")
 
     def __reduce__(self):
         return (_rebuild, (self.asnumpy(), str(self._ctx.device_type), self._ctx.device_id))
