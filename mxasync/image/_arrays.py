@@ -21,7 +21,7 @@ from ..ndarray import array as nd_array
 from ..ndarray.chunk import Chunk
 from ..runtime.context import Context, current_context
 
-__all__ = ["ImageError", "to_numpy", "to_nd", "as_nd", "image_shape"]
+__all__ = ["ImageError", "to_numpy", "to_nd", "as_nd", "image_shape", "deliver"]
 
 
 class ImageError(MXAsyncError, ValueError):
@@ -59,3 +59,13 @@ def image_shape(src: NDArray | np.ndarray, where: str) -> tuple[int, int, int]:
     if len(shape) != 3:
         raise ImageError(f"{where}: expected an HxWxC image (3 dimensions), got shape {shape}")
     return shape  # type: ignore[return-value]
+
+
+def deliver(result: np.ndarray, out: NDArray | None, where: str, what: str = "result") -> NDArray:
+    """``result`` as a new NDArray, or written into ``out`` (which must have its shape)."""
+    if out is None:
+        return to_nd(np.ascontiguousarray(result))
+    if tuple(out.shape) != result.shape:
+        raise ImageError(f"{where}: out has shape {tuple(out.shape)} but the {what} is {result.shape}")
+    out[:] = result
+    return out

@@ -23,7 +23,7 @@ import numpy as np
 from ..base import MXAsyncError
 from ..io.image import codec
 from ..ndarray import NDArray
-from ._arrays import ImageError, to_nd
+from ._arrays import ImageError, deliver
 
 __all__ = ["imread", "imdecode"]
 
@@ -36,12 +36,7 @@ def _check_flag(flag: int, where: str) -> None:
 def _finish(img: np.ndarray, out: NDArray | None, where: str) -> NDArray:
     if img.ndim == 2:
         img = img[:, :, None]
-    if out is None:
-        return to_nd(np.ascontiguousarray(img))
-    if tuple(out.shape) != img.shape:
-        raise ImageError(f"{where}: out has shape {tuple(out.shape)} but the image is {img.shape}")
-    out[:] = img
-    return out
+    return deliver(img, out, where, "image")
 
 
 def _decode(data: bytes, flag: int, to_rgb: bool, where: str) -> np.ndarray:

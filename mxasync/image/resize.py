@@ -22,7 +22,7 @@ import numpy as np
 
 from ..io.image import codec
 from ..ndarray import NDArray
-from ._arrays import ImageError, image_shape, to_nd, to_numpy
+from ._arrays import ImageError, deliver, image_shape, to_numpy
 
 __all__ = ["imresize", "resize_short", "copyMakeBorder"]
 
@@ -70,12 +70,7 @@ def imresize(src, w: int, h: int, interp: int = 1, out: NDArray | None = None) -
     oh, ow, _ = image_shape(src, "imresize")
     method = _get_interp_method(interp, (oh, ow, h, w))
     res = codec.resize(to_numpy(src), (w, h), method)
-    if out is None:
-        return to_nd(res)
-    if tuple(out.shape) != res.shape:
-        raise ImageError(f"imresize: out has shape {tuple(out.shape)} but the result is {res.shape}")
-    out[:] = res
-    return out
+    return deliver(res, out, "imresize")
 
 
 def resize_short(src, size: int, interp: int = 2) -> NDArray:
@@ -120,9 +115,4 @@ def copyMakeBorder(src, top: int, bot: int, left: int, right: int, type: int = 0
     else:
         raise ImageError(f"copyMakeBorder: type must be 0 (constant), 1 (replicate), 2 (reflect), "
                          f"3 (wrap) or 4 (reflect 101), got {type!r}")
-    if out is None:
-        return to_nd(res)
-    if tuple(out.shape) != res.shape:
-        raise ImageError(f"copyMakeBorder: out has shape {tuple(out.shape)} but the result is {res.shape}")
-    out[:] = res
-    return out
+    return deliver(res, out, "copyMakeBorder")
