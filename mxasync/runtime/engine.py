@@ -160,6 +160,8 @@ class Engine(PlacementMixin, AsyncOpsMixin, WaitMixin, DeviceSyncMixin):
         changed nothing) when the op must take the general path: a var is busy
         or deleted, a var is both read and written, or the context is new.
         """
+        if self._deferred:  # dead arrays' blocks, even in a loop of tiny inline ops only
+            self.run_deferred()
         cached = self._rc_cache.get(id(ctx))
         if cached is None:
             return False
