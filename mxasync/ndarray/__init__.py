@@ -17,11 +17,12 @@ from .ndarray import (
     zeros,
     zeros_like,
 )
+from .random import shuffle  # MXNet has it at both places
 from .register import populate as _populate
 from .save_load import load, load_frombuffer, save
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "zeros_like", "ones_like",
-           "waitall", "waitall_async", "save", "load", "load_frombuffer", *_functions]
+           "waitall", "waitall_async", "save", "load", "load_frombuffer", "shuffle", *_functions]
 
 _populate(globals())
 _attach_fluent_methods(NDArray, globals())

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..base import MXAsyncError
+
 __all__ = ["FLUENT_METHODS", "attach"]
 
 # MXNet 1.9.1's NDArray methods that are a call of the op of the same name
@@ -39,12 +41,34 @@ def _method(name: str, fn: Callable):
     return method
 
 
+def _broadcast_to(namespace: dict):
+    op = namespace["broadcast_to"]
+
+    def broadcast_to(self, shape):
+        """Broadcast to ``shape``, which may have more (leading) axes than this array (MXNet's method;
+        the op itself needs as many axes)."""
+        shape = tuple(shape)
+        if len(shape) < self.ndim:
+            raise MXAsyncError(f"broadcast_to: cannot broadcast an array of shape {self.shape} to {shape}: "
+                               "fewer axes")
+        padded = (1,) * (len(shape) - self.ndim) + tuple(self.shape)
+        src = self if padded == tuple(self.shape) else self.reshape(padded)
+        return op(src, shape=shape)
+
+    return broadcast_to
+
+
+# methods that do more than call the op (MXNet's own Python code)
+_SPECIAL = {"broadcast_to": _broadcast_to}
+
+
 def attach(cls: type, namespace: dict) -> list[str]:
     """Give ``cls`` a method for every fluent name with a function in ``namespace``; returns them."""
     added = []
     for name in FLUENT_METHODS:
         fn = namespace.get(name)
         if fn is not None and name not in cls.__dict__:
-            setattr(cls, name, _method(name, fn))
+            method = _SPECIAL[name](namespace) if name in _SPECIAL else _method(name, fn)
+            setattr(cls, name, method)
             added.append(name)
     return added
