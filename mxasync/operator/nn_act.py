@@ -11,6 +11,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Literal, Optional
 
+import numpy as np
+
 from ..runtime.resource import ResourceRequest
 from .functional import FunctionalProperty, defop
 from .params import DType, Field, OpParam, Shape
@@ -92,11 +94,55 @@ def _sm_type(prop, in_types):
     return [t], [prop.params.dtype or t], []
 
 
-defop("softmax", param=SoftmaxParam, deps="og,out", dtype=_sm_type,
-      fwd=lambda xp, p, x: smk.softmax(xp, x, p.axis, p.temperature, p.dtype),
-      bwd=lambda xp, p, og, ins, outs: [smk.softmax_backward(xp, og[0], outs[0], p.axis, p.temperature)],
-      doc="Softmax along ``axis`` with an optional ``temperature``.")
-defop("log_softmax", param=SoftmaxParam, deps="og,out", dtype=_sm_type,
+def _sm_shape(prop, in_shapes):
+    data = in_shapes[0]
+    if not prop.params.use_length:
+        return [data], [data], []
+    if data is None:
+        return [None, in_shapes[1]], [None], []
+    axis = prop.params.axis
+    if not -len(data) <= axis < len(data):
+        raise prop.error(f"axis={axis} is out of range for data of shape {data}")
+    want = tuple(d for i, d in enumerate(data) if i != axis % len(data))
+    if in_shapes[1] is not None and tuple(in_shapes[1]) != want:
+        raise prop.error(f"length has shape {tuple(in_shapes[1])} but data {data} with axis={axis} needs {want}")
+    return [data, want], [data], []
+
+
+def _sm_types(prop, in_types):
+    t = in_types[0]
+    if not prop.params.use_length:
+        return [t], [prop.params.dtype or t], []
+    lt = in_types[1]
+    if lt is not None and np.dtype(lt).kind not in "iu":
+        raise prop.error(f"length must be an integer array, got {np.dtype(lt).name}")
+    return [t, lt if lt is not None else np.int32], [prop.params.dtype or t], []
+
+
+def _sm_fwd(xp, p, x, length=None):
+    if p.use_length:
+        return smk.masked_softmax(xp, x, length, p.axis, p.temperature, p.dtype)
+    return smk.softmax(xp, x, p.axis, p.temperature, p.dtype)
+
+
+def _sm_bwd(xp, p, og, ins, outs):
+    # the output is 0 beyond each length, so the usual formula gives those positions no gradient
+    gd = smk.softmax_backward(xp, og[0], outs[0], p.axis, p.temperature)
+    return [gd, None] if p.use_length else [gd]
+
+
+defop("softmax", param=SoftmaxParam, deps="og,out", shape=_sm_shape, dtype=_sm_types, arguments=("data", "length"),
+      args=lambda p: ["data", "length"] if p.use_length else ["data"], fwd=_sm_fwd, bwd=_sm_bwd,
+      doc="Softmax along ``axis`` with an optional ``temperature``; with ``use_length=True`` the integer "
+          "input ``length`` (data's shape without ``axis``) limits each slice to its first positions "
+          "(0 beyond them).")
+def _lsm_shape(prop, in_shapes):
+    if prop.params.use_length:
+        raise prop.error("use_length=True is not supported (log_softmax has no length input)")
+    return [in_shapes[0]]
+
+
+defop("log_softmax", param=SoftmaxParam, deps="og,out", dtype=_sm_type, shape=_lsm_shape,
       fwd=lambda xp, p, x: smk.log_softmax(xp, x, p.axis, p.temperature, p.dtype),
       bwd=lambda xp, p, og, ins, outs: [smk.log_softmax_backward(xp, og[0], outs[0], p.axis, p.temperature)],
       doc="Log of the softmax along ``axis``, computed stably.")

@@ -27,6 +27,37 @@ def softmax(xp: Any, data: Array, axis: int = -1, temperature: float | None = No
     return e if dtype is None else e.astype(dtype)
 
 
+def length_mask(xp: Any, data: Array, length: Array, axis: int) -> Array:
+    """True where the position along ``axis`` is below that slice's ``length`` (``length`` has
+    ``data``'s shape without ``axis``).
+
+    >>> import numpy as np
+    >>> length_mask(np, np.zeros((2, 3)), np.array([1, 3]), 1).tolist()
+    [[True, False, False], [True, True, True]]
+    """
+    axis = axis % data.ndim
+    pos = xp.arange(data.shape[axis]).reshape((-1,) + (1,) * (data.ndim - axis - 1))
+    return pos < xp.expand_dims(length, axis)
+
+
+def masked_softmax(xp: Any, data: Array, length: Array, axis: int = -1, temperature: float | None = None,
+                   dtype: Any = None) -> Array:
+    """Softmax over the first ``length`` positions of each slice along ``axis``; 0 beyond them
+    (MXNet's ``softmax(..., use_length=True)``; a slice of length 0 is all zeros).
+
+    >>> import numpy as np
+    >>> masked_softmax(np, np.zeros((2, 3)), np.array([1, 2]), axis=1).tolist()
+    [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0]]
+    """
+    mask = length_mask(xp, data, length, axis)
+    z = xp.where(mask, _scaled(data, temperature), -xp.inf)
+    top = z.max(axis=axis, keepdims=True)
+    e = xp.where(mask, xp.exp(z - xp.where(xp.isfinite(top), top, 0)), 0)
+    total = e.sum(axis=axis, keepdims=True)
+    e = e / xp.where(total == 0, 1, total)
+    return e if dtype is None else e.astype(dtype)
+
+
 def softmax_backward(xp: Any, out_grad: Array, out: Array, axis: int = -1, temperature: float | None = None) -> Array:
     """Gradient w.r.t. ``data`` from the forward ``out``: ``y * (dy - sum(dy*y)) / T``."""
     dx = out * (out_grad - (out_grad * out).sum(axis=axis, keepdims=True))
