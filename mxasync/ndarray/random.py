@@ -25,7 +25,8 @@ from ..runtime.resource import (
 from .invoke import invoke
 from .ndarray import NDArray, _empty
 
-__all__ = ["uniform", "normal", "randint", "shuffle", "seed"]
+__all__ = ["uniform", "normal", "randn", "randint", "exponential", "gamma", "poisson", "negative_binomial",
+           "generalized_negative_binomial", "multinomial", "shuffle", "seed"]
 
 
 def _shape(shape):
@@ -38,14 +39,72 @@ def _sample(op, ctx, out, shape, dtype, **params):
                   dtype=dtype, **params)
 
 
+def _per_element(op, params, shape, dtype, out):
+    """MXNet's rule: NDArray parameters draw ``shape`` samples per element (the ``_sample_*`` ops)."""
+    arrays = [p for p in params if isinstance(p, NDArray)]
+    if len(arrays) != len(params):
+        raise MXAsyncError(f"random: {op}: give every distribution parameter as an NDArray or none, got "
+                           f"{[type(p).__name__ for p in params]}")
+    shape = () if shape is None or shape == (1,) and out is None else _shape(shape)
+    kwargs = {"shape": shape}
+    if dtype is not None:
+        kwargs["dtype"] = dtype
+    return invoke(op, list(params), out=out, **kwargs)
+
+
+def _any_array(*params) -> bool:
+    return any(isinstance(p, NDArray) for p in params)
+
+
 def uniform(low=0.0, high=1.0, shape=(1,), dtype=None, ctx=None, out=None, **kwargs) -> NDArray:
-    """Samples from U[low, high)."""
+    """Samples from U[low, high); NDArray ``low``/``high`` give ``shape`` samples per element."""
+    if _any_array(low, high):
+        return _per_element("_sample_uniform", (low, high), shape, dtype, out)
     return _sample("_random_uniform", ctx, out, shape, dtype or "float32", low=float(low), high=float(high))
 
 
 def normal(loc=0.0, scale=1.0, shape=(1,), dtype=None, ctx=None, out=None, **kwargs) -> NDArray:
     """Samples from N(loc, scale**2); a negative scale fails when the op runs, as in MXNet."""
+    if _any_array(loc, scale):
+        return _per_element("_sample_normal", (loc, scale), shape, dtype, out)
     return _sample("_random_normal", ctx, out, shape, dtype or "float32", loc=float(loc), scale=float(scale))
+
+
+def randn(*shape, loc=0.0, scale=1.0, dtype=None, ctx=None, out=None, **kwargs) -> NDArray:
+    """Samples from N(loc, scale**2) of the given ``shape`` (``randn(2, 3)``)."""
+    return normal(loc, scale, shape or (1,), dtype, ctx, out)
+
+
+def _distribution(name: str, params: tuple[str, ...], defaults: tuple[float, ...]):
+    def sample(*args, shape=(1,), dtype=None, ctx=None, out=None, **kwargs):
+        values = list(defaults)
+        for i, a in enumerate(args[:len(params)]):
+            values[i] = a
+        for i, p in enumerate(params):
+            if p in kwargs:
+                values[i] = kwargs.pop(p)
+        if _any_array(*values):
+            return _per_element(f"_sample_{name}", tuple(values), shape, dtype, out)
+        return _sample(f"_random_{name}", ctx, out, shape, dtype or "float32",
+                       **{p: float(v) for p, v in zip(params, values, strict=True)})
+
+    sample.__name__ = sample.__qualname__ = name
+    sample.__doc__ = (f"Samples from the {name.replace('_', ' ')} distribution ({', '.join(params)}); NDArray "
+                      "parameters give ``shape`` samples per element.")
+    return sample
+
+
+exponential = _distribution("exponential", ("lam",), (1.0,))
+gamma = _distribution("gamma", ("alpha", "beta"), (1.0, 1.0))
+poisson = _distribution("poisson", ("lam",), (1.0,))
+negative_binomial = _distribution("negative_binomial", ("k", "p"), (1.0, 1.0))
+generalized_negative_binomial = _distribution("generalized_negative_binomial", ("mu", "alpha"), (1.0, 1.0))
+
+
+def multinomial(data: NDArray, shape=(), get_prob: bool = False, out=None, dtype="int32", **kwargs):
+    """Category indices drawn from the probabilities in the last axis of ``data``."""
+    return invoke("_sample_multinomial", [data], out=out, shape=_shape(shape) if shape else (),
+                  get_prob=get_prob, dtype=dtype)
 
 
 def randint(low, high, shape=(1,), dtype=None, ctx=None, out=None, **kwargs) -> NDArray:

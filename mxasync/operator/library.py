@@ -23,6 +23,7 @@ from . import (  # noqa: F401
     optimizer_extra_ops,
     optimizer_multi_ops,
     optimizer_ops,
+    random_dists,
     random_ops,
     reduce,
     shape_ops,

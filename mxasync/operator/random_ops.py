@@ -73,11 +73,11 @@ def _normal(xp, p, op_ctx):
 
 
 defop("_random_uniform", param=UniformParam, base=_SamplerProperty, arguments=(), wants_ctx=True,
-      fwd_res=(ResourceRequest.RANDOM,), aliases=("random_uniform", "uniform", "_sample_uniform"),
+      fwd_res=(ResourceRequest.RANDOM,), aliases=("random_uniform", "uniform"),
       fwd=lambda xp, p, op_ctx: (p.low + (p.high - p.low) * xp.asarray(_rng(op_ctx).random(p.shape))).astype(_dt(p)),
       doc="Samples from U[low, high).")
 defop("_random_normal", param=NormalParam, base=_SamplerProperty, arguments=(), wants_ctx=True,
-      fwd_res=(ResourceRequest.RANDOM,), aliases=("random_normal", "normal", "_sample_normal"),
+      fwd_res=(ResourceRequest.RANDOM,), aliases=("random_normal", "normal"),
       fwd=lambda xp, p, op_ctx: _normal(xp, p, op_ctx), doc="Samples from N(loc, scale**2).")
 defop("_random_randint", param=RandIntParam, base=_SamplerProperty, arguments=(), wants_ctx=True,
       fwd_res=(ResourceRequest.RANDOM,), aliases=("random_randint", "randint"), default_dtype="int32",

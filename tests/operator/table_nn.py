@@ -36,6 +36,43 @@ def _check_random(kind):
     return check
 
 
+def _check_mean(mean, tol, per_row=False):
+    """Sampler rows: the right shape and sample means near the distribution's mean."""
+    def check(outs, inputs, params):
+        o = outs[0].astype(np.float64)
+        assert np.isfinite(o).all()
+        if per_row:
+            np.testing.assert_allclose(o.reshape(len(mean), -1).mean(axis=1), mean, atol=tol)
+        else:
+            assert abs(o.mean() - mean) < tol, (o.mean(), mean)
+    return check
+
+
+def _fixed(values):
+    """Inputs with given values (distribution parameters), whatever the dtype."""
+    return lambda rng, shape, dtype: np.broadcast_to(np.asarray(values, dtype=dtype), shape).copy()
+
+
+# distribution, scalar params, mean, tolerance of the mean of 4000 draws
+_SCALAR_DISTS = [
+    ("exponential", dict(lam=2.0), 0.5, 0.05),
+    ("gamma", dict(alpha=2.0, beta=3.0), 6.0, 0.4),
+    ("poisson", dict(lam=4.0), 4.0, 0.2),
+    ("negative_binomial", dict(k=3.0, p=0.4), 4.5, 0.4),
+    ("generalized_negative_binomial", dict(mu=2.0, alpha=0.5), 2.0, 0.2),
+]
+# distribution, per-row parameter values (rows 0 and 1), per-row means, tolerance
+_SAMPLE_DISTS = [
+    ("uniform", dict(low=[0, 10], high=[1, 11]), [0.5, 10.5], 0.05),
+    ("normal", dict(mu=[0, 10], sigma=[1, 2]), [0.0, 10.0], 0.15),
+    ("exponential", dict(lam=[1, 4]), [1.0, 0.25], 0.08),
+    ("gamma", dict(alpha=[1, 5], beta=[1, 1]), [1.0, 5.0], 0.2),
+    ("poisson", dict(lam=[1, 6]), [1.0, 6.0], 0.25),
+    ("negative_binomial", dict(k=[2, 4], p=[0.5, 0.5]), [2.0, 4.0], 0.3),
+    ("generalized_negative_binomial", dict(mu=[1, 3], alpha=[0.5, 0.5]), [1.0, 3.0], 0.25),
+]
+
+
 def _sgd(w, g, lr, wd=0.0):
     return w - lr * (g + wd * w)
 
@@ -170,4 +207,10 @@ CASES = [
          params=dict(lrs=(0.1,), wds=(0.02,), momentum=0.8, num_weights=1, clip_gradient=0.3),
          name="multi_sgd_mom_update-clip-one"),
     Case("smooth_l1", [((2, 5),)], ref=_smooth_l1, params=dict(scalar=1.5), gens=away(-2, 2, 0.05)),
+    *[Case(f"_random_{d}", [()], params=dict(shape=(4000,), **p), check=_check_mean(m, tol))
+      for d, p, m, tol in _SCALAR_DISTS],
+    *[Case(f"_sample_{d}", [((2,),) * len(p)], params=dict(shape=(3000,)), gens=[_fixed(v) for v in p.values()],
+           grad=False, check=_check_mean(m, tol, per_row=True)) for d, p, m, tol in _SAMPLE_DISTS],
+    Case("_sample_multinomial", [((2, 3),)], params=dict(shape=(4000,)), gens=_fixed([[0.2, 0.3, 0.5], [1, 0, 0]]),
+         grad=False, check=_check_mean([1.3, 0.0], 0.1, per_row=True)),
 ]
