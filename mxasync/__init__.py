@@ -5,6 +5,7 @@ awaitable twin for async code.
 """
 
 from . import (
+    autograd,
     backends,
     callback,
     context,
@@ -45,5 +46,5 @@ __all__ = [
     "current_context", "num_gpus", "backends", "context", "engine", "executor", "io", "operator", "profiler",
     "random", "recordio", "nd", "ndarray", "sym", "symbol", "viz", "name", "AttrScope", "callback", "initializer",
     "init", "lr_scheduler", "metric", "optimizer", "opt", "kv", "kvstore", "mod", "module", "model",
-    "image",
+    "image", "autograd",
 ]

@@ -15,6 +15,7 @@ from operator import attrgetter
 
 import numpy as np
 
+from ..autograd import state as _ag
 from ..base import MXAsyncError
 from ..operator import WRITE_TO, OpContext
 from ..operator.registry import get_op
@@ -112,6 +113,13 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
     opdef = _OPDEFS.get(op_name) or _opdef(op_name)
     ctx = params.pop("ctx", None) if params else None
     prop = opdef.prepare(**params) if params else opdef.prepare()
+    rec = False
+    if _ag.active:  # inside autograd.record()/train_mode() on some thread: the only cost otherwise
+        t = _ag._tls
+        is_train = is_train or t.training
+        rec = t.recording
+        if rec and out is not None:
+            _record_hook.check_out(prop, out)
     try:
         ctx = inputs[0]._ctx if inputs else (ctx or current_context())
         n_args = len(inputs) if opdef.key_var_num_args else len(prop.arguments)
@@ -126,7 +134,10 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
             raise MXAsyncError(f"{prop.label}: inputs live on different contexts ({ctx} and {x._ctx}); "
                                "copy them with as_in_context first")
     if plan.op_ctx is not None and plan.simple and not aux and out is None and n_args == 2 and len(args) == 2:
-        return _binary_small(plan, args[0], args[1], ctx, is_train)
+        result = _binary_small(plan, args[0], args[1], ctx, is_train)
+        if rec:
+            _record_hook.record_op(prop, ctx, args, aux, [result], is_train)
+        return result
     fwd, req, resources = plan.fwd, plan.req, plan.resources
     in_data = list(map(_DATA, args))
     if out is None:
@@ -150,6 +161,8 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
         fwd(OpContext(is_train, rctx, resources), in_data, req, out_data, aux_data)
 
     _engine().push_sync(run, ctx, const_vars, mutate_vars, name=plan.name, inline=plan.inline)
+    if rec:
+        _record_hook.record_op(prop, ctx, args, aux, outputs, is_train)
     if out is not None:
         return out
     return outputs[0] if plan.visible == 1 else outputs[:plan.visible]
@@ -172,8 +185,10 @@ def invoke_binary(op_name: str, a, b):
     """``invoke(op_name, [a, b])`` for the Python operators on NDArrays (``a + b``, ``a * b``...).
 
     Keyed on the op name and the inputs' shapes, dtypes and context, a hit goes
-    straight to allocation and the push; anything unusual takes :func:`invoke`.
+    straight to allocation and the push; anything unusual (autograd too) takes :func:`invoke`.
     """
+    if _ag.active:
+        return invoke(op_name, [a, b])
     ad, bd, ctx = a._data, b._data, a._ctx
     key = (op_name, ctx, ad.shape, ad.dtype, bd.shape, bd.dtype)
     plan = _BINARY_PLANS.get(key)
@@ -218,3 +233,5 @@ def _xp(ctx):
 # set by ndarray.py once the class exists (it imports this module first)
 NDArray = None
 _empty = None
+# set by mxasync.autograd.tape: record_op(prop, ctx, args, aux, outputs, is_train) and check_out(prop, out)
+_record_hook = None

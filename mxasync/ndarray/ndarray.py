@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd import state as _ag_state
 from ..base import MXAsyncError
 from ..runtime.context import Context, current_context
 from ..runtime.engine import Engine
@@ -45,13 +46,14 @@ def _push(fn, ctx, reads, writes, name, size, prop=FnProperty.NORMAL):
 class NDArray:
     """An n-dimensional array whose operations run on the engine."""
 
-    __slots__ = ("_chunk", "_data", "_ctx", "__weakref__")
+    __slots__ = ("_chunk", "_data", "_ctx", "_ag", "__weakref__")
     __array_priority__ = 1000.0
 
     def __init__(self, chunk: Chunk, data):
         self._chunk = chunk
         self._data = data
         self._ctx = chunk.ctx
+        self._ag = None  # autograd: an Entry once attach_grad()ed or recorded (mxasync/autograd/tape.py)
 
     # -- attributes --------------------------------------------------------
     @property
@@ -96,6 +98,32 @@ class NDArray:
     def __iter__(self):
         for i in range(self.shape[0]):
             yield self[i]
+
+    # -- autograd (mxasync/autograd) ---------------------------------------
+    def attach_grad(self, grad_req: str = "write", stype=None) -> None:
+        """Allocate a zero gradient buffer (``.grad``) and make this array an autograd variable."""
+        from ..autograd.tape import attach_grad
+
+        attach_grad(self, grad_req, stype)
+
+    @property
+    def grad(self):
+        """The gradient buffer of an ``attach_grad()``ed array; None otherwise."""
+        e = self._ag
+        return e.grad if e is not None and e.node is None else None
+
+    def backward(self, out_grad=None, retain_graph: bool = False, train_mode: bool = True) -> None:  # noqa: FBT001, FBT002
+        """``mx.autograd.backward([self], [out_grad])``: fill the variables' ``.grad``."""
+        from ..autograd import backward
+
+        backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+
+    def detach(self) -> NDArray:
+        """The same memory, cut from the recorded graph."""
+        return NDArray(self._chunk, self._data)
+
+    def _recorded(self) -> bool:
+        return self._ag is not None and _ag_state.active and _ag_state._tls.recording
 
     # -- sync points ------------------------------------------------------
     def wait_to_read(self) -> None:
@@ -163,6 +191,10 @@ class NDArray:
         target = []
         for i, s in enumerate(shape):
             target.append(self.shape[i] if s == 0 else s)
+        if self._recorded():
+            from ..autograd import tape
+
+            return tape.reshape(self, target)
         try:
             view = self._data.reshape(tuple(target))
         except ValueError:
@@ -174,6 +206,10 @@ class NDArray:
     def __getitem__(self, key) -> NDArray:
         if isinstance(key, NDArray):
             key = key.asnumpy().astype(np.int64)
+        if self._recorded():
+            from ..autograd import tape
+
+            return tape.getitem(self, key)
         if _is_basic(key):
             return NDArray(self._chunk, _basic_view(self._data, key))
         # advanced indexing copies, ordered after pending writes
@@ -190,6 +226,10 @@ class NDArray:
         return out
 
     def __setitem__(self, key, value) -> None:
+        if self._ag is not None and _ag_state.active:
+            from ..autograd import tape
+
+            tape.check_write(self, "__setitem__")
         target = self if key is None else (self[key] if _is_basic(key) else None)
         if target is None:
             self._scatter(key, value)
@@ -219,6 +259,10 @@ class NDArray:
         _push(fill, self._ctx, [], [self._chunk.var], "_set_value", target.size)
 
     def _scatter(self, key, value) -> None:
+        if self._ag is not None and _ag_state.active:
+            from ..autograd import tape
+
+            tape.check_write(self, "__setitem__")
         data = self._data
         val = value._data if isinstance(value, NDArray) else np.asarray(value, dtype=data.dtype)
         reads = [value._chunk.var] if isinstance(value, NDArray) else []
@@ -234,12 +278,20 @@ class NDArray:
     def copyto(self, other) -> NDArray:
         """Copy into ``other`` (an NDArray) or into a new array on ``other`` (a Context)."""
         if isinstance(other, Context):
+            if other == self._ctx and self._recorded():
+                from ..autograd import tape
+
+                return tape.copy(self)
             dst = _empty(self.shape, self.dtype, other)
         elif isinstance(other, NDArray):
             if other.shape != self.shape:
                 raise MXAsyncError(f"copyto: shape {self.shape} into shape {other.shape}")
             if other._chunk is self._chunk and other._data is self._data:
                 return other
+            if other._ag is not None and _ag_state.active:
+                from ..autograd import tape
+
+                tape.check_write(other, "copyto")
             dst = other
         else:
             raise MXAsyncError(f"copyto: target must be an NDArray or a Context, got {type(other).__name__}")
@@ -270,6 +322,10 @@ class NDArray:
         dtype = np.dtype(dtype)
         if not copy and dtype == self._data.dtype:
             return self
+        if self._recorded():
+            from ..autograd import tape
+
+            return tape.astype(self, dtype)
         out = _empty(self.shape, dtype, self._ctx)
         src, dst = self._data, out._data
 

@@ -1,0 +1,35 @@
+"""``mx.autograd``: MXNet 1.9's imperative automatic differentiation on the engine.
+
+Inside :func:`record`, every op call whose inputs reach a variable (an array
+with ``attach_grad()``) is appended to a tape; :func:`backward` pushes the
+recorded ops' backward functions to the engine, newest first, and fills the
+variables' ``.grad``.  See ``docs/autograd.md``.
+
+>>> import mxasync as mx
+>>> w = mx.nd.array([[1.0, 2.0]]); w.attach_grad()
+>>> x = mx.nd.array([[3.0, 4.0]])
+>>> with mx.autograd.record():
+...     loss = (mx.nd.dot(x, w.T) ** 2).sum()
+>>> loss.backward()
+>>> w.grad.asnumpy().tolist()     # 2 * (x . w) * x = 2 * 11 * [3, 4]
+[[66.0, 88.0]]
+"""
+
+from __future__ import annotations
+
+from . import state
+from .backward import backward, grad
+from .state import (
+    is_recording,
+    is_training,
+    pause,
+    predict_mode,
+    record,
+    set_recording,
+    set_training,
+    train_mode,
+)
+from .tape import mark_variables
+
+__all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
+           "set_training", "backward", "grad", "mark_variables", "state"]

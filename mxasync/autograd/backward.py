@@ -1,0 +1,245 @@
+"""The backward pass: push each recorded node's backward to the engine, newest first.
+
+From the heads, collect the nodes of their graph and walk them in reverse
+recording order.  A node whose outputs received a gradient gets one engine
+push running ``prop.backward_fn(ctx)``, reading only the arrays its
+``declare_backward_dependency`` names (NaN placeholders for the rest, as the
+executor does) and writing fresh gradient arrays for the inputs that lead to
+a wanted variable.  Several terms of one array are summed by a push; at the
+variables, ``grad_req`` decides (write overwrites, add accumulates, null
+skips).  Nothing here waits: ``x.grad.asnumpy()`` does.
+
+>>> import mxasync as mx
+>>> x = mx.nd.array([1.0, 2.0, 3.0]); x.attach_grad()
+>>> with mx.autograd.record():
+...     y = (x * x).sum()
+>>> y.backward()
+>>> x.grad.asnumpy().tolist()
+[2.0, 4.0, 6.0]
+"""
+
+from __future__ import annotations
+
+from ..base import MXAsyncError
+from ..executor.gradient import ZERO_GRAD_OPS
+from ..executor.program import _placeholder
+from ..ndarray.invoke import INLINE_ELEMENTS, _xp
+from ..ndarray.ndarray import NDArray, _empty, ones, zeros
+from ..operator import ADD_TO, NULL, WRITE_TO, OpContext, OpReqType
+from ..runtime.engine import Engine
+from ..runtime.resource import ResourceManager
+from . import state
+
+__all__ = ["backward", "grad"]
+
+
+def _push(fn, ctx, reads, writes, name, size) -> None:
+    writes = list(dict.fromkeys(writes))
+    reads = [v for v in dict.fromkeys(reads) if v not in writes]
+    Engine.get().push_sync(fn, ctx, reads, writes, name=name,
+                           inline=size < INLINE_ELEMENTS and ctx.device_type == "cpu")
+
+
+def _sum(terms: list, like: NDArray) -> NDArray:
+    """One array holding the sum of ``terms`` (the term itself when there is one)."""
+    if len(terms) == 1:
+        return terms[0]
+    out = _empty(like.shape, like.dtype, like.context, op_output=True)
+    dst, srcs = out._data, [t._data for t in terms]
+
+    def add(rctx):
+        dst[...] = srcs[0]
+        for s in srcs[1:]:
+            dst[...] += s
+
+    _push(add, like.context, [t._chunk.var for t in terms], [out._chunk.var], "_grad_sum", out.size)
+    return out
+
+
+def _store(target: NDArray, terms: list, req) -> None:
+    """``target = sum(terms)`` (write) or ``target += sum(terms)`` (add), as one push."""
+    dst, srcs = target._data, [t._data for t in terms]
+    add = req == ADD_TO
+
+    def store(rctx):
+        if not srcs:
+            if not add:
+                dst[...] = 0
+            return
+        if add:
+            dst[...] += srcs[0]
+        else:
+            dst[...] = srcs[0]
+        for s in srcs[1:]:
+            dst[...] += s
+
+    _push(store, target.context, [t._chunk.var for t in terms], [target._chunk.var], "_grad_store", target.size)
+
+
+def _is_zero_grad(prop) -> bool:
+    return bool(getattr(prop, "zero_gradient", False)) or prop.op_name in ZERO_GRAD_OPS
+
+
+def _as_list(x, what):
+    if x is None:
+        return None
+    if isinstance(x, NDArray):
+        return [x]
+    x = list(x)
+    for a in x:
+        if a is not None and not isinstance(a, NDArray):
+            raise MXAsyncError(f"autograd: {what} must be NDArrays, got {type(a).__name__}")
+    return x
+
+
+def _graph(heads: list) -> list:
+    """The nodes reachable from ``heads``, oldest first."""
+    seen, stack = {}, []
+    for h in heads:
+        e = h._ag
+        if e is None:
+            raise MXAsyncError("autograd: cannot differentiate an array that is not in a computational graph; "
+                               "call attach_grad() on the inputs and compute the head inside autograd.record()")
+        if e.node is not None:
+            stack.append(e.node)
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        if node.freed:
+            raise MXAsyncError(f"autograd: the graph through {node.prop.label} was freed by a previous "
+                               "backward; pass retain_graph=True to the first backward to differentiate "
+                               "the same graph twice")
+        seen[id(node)] = node
+        stack.extend(e.node for e in node.in_ag if e is not None and e.node is not None)
+    return sorted(seen.values(), key=lambda n: n.seq)
+
+
+def _run(heads, head_grads, wanted, train_mode: bool, retain_graph: bool) -> dict:
+    """Push the backward of the graph of ``heads``; returns ``{id(entry): (entry, terms)}``.
+
+    ``wanted(entry)`` says whether a gradient is wanted at that entry.
+    """
+    heads = _as_list(heads, "heads")
+    head_grads = _as_list(head_grads, "head_grads")
+    if head_grads is not None and len(head_grads) != len(heads):
+        raise MXAsyncError(f"autograd: {len(heads)} heads but {len(head_grads)} head_grads")
+    nodes = _graph(heads)
+    needs = {}
+    for node in nodes:
+        needs[id(node)] = not _is_zero_grad(node.prop) and any(
+            e is not None and (wanted(e) or (e.node is not None and needs.get(id(e.node), False)))
+            for e in node.in_ag)
+    grads: dict = {}  # id(entry) -> (entry, [terms])
+
+    def add_term(e, arr):
+        grads.setdefault(id(e), (e, []))[1].append(arr)
+
+    for k, h in enumerate(heads):
+        g = head_grads[k] if head_grads is not None else None
+        if g is None:
+            g = ones(h.shape, h.context, h.dtype)
+        elif g.shape != h.shape:
+            raise MXAsyncError(f"autograd: head_grads[{k}] has shape {g.shape} but the head has shape {h.shape}")
+        add_term(h._ag, g)
+    for node in reversed(nodes):
+        if needs[id(node)]:
+            _backward_node(node, grads, add_term, wanted, needs, train_mode)
+    if not retain_graph:
+        for node in nodes:
+            node.free()
+        tape = state._tls.tape
+        if tape:
+            tape[:] = [n for n in tape if not n.freed]
+    return grads
+
+
+def _backward_node(node, grads, add_term, wanted, needs, train_mode) -> None:
+    prop, ctx = node.prop, node.ctx
+    outs, args = node.outputs, node.inputs
+    terms = [grads.get(id(o._ag)) if o._ag is not None and o._ag.node is node else None for o in outs]
+    if all(t is None for t in terms):
+        return  # no gradient reached this node's outputs
+    deps = set(prop.declare_backward_dependency([("og", k) for k in range(len(outs))],
+                                                [("in", k) for k in range(len(args))],
+                                                [("out", k) for k in range(len(outs))]))
+    xp = _xp(ctx)
+    reads: list = []
+
+    def pick(tag, k, arr):
+        if (tag, k) in deps:
+            reads.append(arr._chunk.var)
+            return arr._data
+        return _placeholder(xp, arr.shape, arr._data.dtype)
+
+    out_grad = []
+    for k, o in enumerate(outs):
+        t = terms[k]
+        if ("og", k) not in deps:
+            out_grad.append(_placeholder(xp, o.shape, o._data.dtype))
+            continue
+        g = _sum(t[1], o) if t is not None else zeros(o.shape, o.context, o.dtype)
+        reads.append(g._chunk.var)
+        out_grad.append(g._data)
+    in_data = [pick("in", k, x) for k, x in enumerate(args)]
+    out_data = [pick("out", k, o) for k, o in enumerate(outs)]
+    aux_data = [a._data for a in node.aux]
+    reads += [a._chunk.var for a in node.aux]
+    in_grad, req, writes = [], [], []
+    for x, e in zip(args, node.in_ag, strict=True):
+        if e is not None and (wanted(e) or (e.node is not None and needs.get(id(e.node), False))):
+            g = _empty(x.shape, x.dtype, x.context, op_output=True)
+            add_term(e, g)
+            in_grad.append(g._data)
+            req.append(WRITE_TO)
+            writes.append(g._chunk.var)
+        else:
+            in_grad.append(_placeholder(xp, x.shape, x._data.dtype))
+            req.append(NULL)
+    res = [ResourceManager.get().request(ctx, r) for r in prop.backward_resource()]
+    writes += [r.var for r in res]
+    bwd = prop.backward_fn(ctx)
+
+    def run(rctx):
+        bwd(OpContext(train_mode, rctx, res), out_grad, in_data, out_data, req, in_grad, aux_data)
+
+    size = max((x.size for x in args), default=0)
+    _push(run, ctx, reads, writes, f"{prop.op_name}_backward", size)
+
+
+def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: bool = True) -> None:  # noqa: FBT001, FBT002
+    """Compute the gradients of ``heads`` into the ``.grad`` of the variables they depend on.
+
+    ``head_grads`` default to ones.  ``grad_req`` of each variable: 'write'
+    overwrites its gradient, 'add' accumulates, 'null' leaves it alone.
+    Without ``retain_graph`` the graph is freed (a second backward raises).
+    """
+    grads = _run(heads, head_grads, lambda e: e.node is None and e.req != NULL, train_mode, retain_graph)
+    for e, terms in grads.values():
+        if e.node is None and e.req != NULL and e.grad is not None:
+            _store(e.grad, terms, e.req)
+
+
+def grad(heads, variables, head_grads=None, retain_graph=None, create_graph: bool = False,  # noqa: FBT001, FBT002
+         train_mode: bool = True) -> list:  # noqa: FBT001, FBT002
+    """The gradients of ``heads`` with respect to ``variables``, as new arrays; ``.grad`` is not touched."""
+    if create_graph:
+        raise MXAsyncError("autograd.grad: create_graph=True (higher-order gradients) is not supported by mxasync")
+    single = isinstance(variables, NDArray)
+    variables = _as_list(variables, "variables")
+    for k, v in enumerate(variables):
+        if v._ag is None:
+            raise MXAsyncError(f"autograd.grad: variables[{k}] is not in a computational graph "
+                               "(call attach_grad() on it before recording)")
+    ids = {id(v._ag) for v in variables}
+    grads = _run(heads, head_grads, lambda e: id(e) in ids, train_mode, bool(retain_graph))
+    out = []
+    for v in variables:
+        entry = grads.get(id(v._ag))
+        if entry is None:
+            out.append(zeros(v.shape, v.context, v.dtype))
+        else:
+            target = _empty(v.shape, v.dtype, v.context, op_output=True)
+            _store(target, entry[1], OpReqType.WRITE_TO)
+            out.append(target)
+    return out[0] if single else out

@@ -1,0 +1,189 @@
+"""The tape: what ``record()`` keeps of each op call, and the arrays' autograd entries.
+
+Every NDArray has an ``_ag`` slot, None for an array autograd does not know.
+:func:`mark_variables` (``attach_grad``) gives an array an :class:`Entry`
+holding its gradient buffer and ``grad_req``; a recorded op call gives each
+of its outputs (hidden ones too, e.g. Dropout's mask) an :class:`Entry`
+pointing at its :class:`Node`.  A node keeps the op, its input, output and
+aux arrays and its training flag, which is all backward needs.  An op call is
+recorded only when one of its inputs has an entry, so constants cost nothing.
+
+>>> import mxasync as mx
+>>> x = mx.nd.array([1.0, 2.0]); x.attach_grad()
+>>> with mx.autograd.record():
+...     y = x * 2 + 1
+>>> y._ag.node.prop.op_name, y._ag.node.inputs[0]._ag.node.prop.op_name
+('_plus_scalar', '_mul_scalar')
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+
+import numpy as np
+
+from ..base import MXAsyncError
+from ..ndarray import invoke as _invoke_module
+from ..ndarray.ndarray import NDArray, zeros
+from ..operator import OpReqType
+from . import state
+
+__all__ = ["Entry", "Node", "mark_variables", "attach_grad", "record_op", "check_out"]
+
+_seq = itertools.count()
+
+
+class Node:
+    """One recorded op call; ``seq`` orders nodes by recording time (a valid topological order)."""
+
+    __slots__ = ("prop", "ctx", "inputs", "in_ag", "aux", "outputs", "is_train", "seq", "freed")
+
+    def __init__(self, prop, ctx, inputs, in_ag, aux, outputs, is_train):
+        self.prop, self.ctx, self.is_train = prop, ctx, is_train
+        self.inputs, self.in_ag, self.aux, self.outputs = list(inputs), in_ag, list(aux), list(outputs)
+        self.seq = next(_seq)
+        self.freed = False
+
+    def free(self) -> None:
+        """Drop the arrays (backward without ``retain_graph``); the node stays to explain the error."""
+        self.freed = True
+        self.inputs = self.in_ag = self.aux = self.outputs = None
+
+    def __repr__(self) -> str:
+        return f"<Node {self.prop.label} #{self.seq}{' freed' if self.freed else ''}>"
+
+
+class Entry:
+    """An array's place in autograd: output ``index`` of ``node``, or a variable (``node`` None)."""
+
+    __slots__ = ("node", "index", "grad", "req")
+
+    def __init__(self, node: Node | None = None, index: int = 0, grad=None, req=OpReqType.NULL):
+        self.node, self.index, self.grad, self.req = node, index, grad, req
+
+
+def _req(value) -> OpReqType:
+    try:
+        req = OpReqType.parse(value)
+    except (KeyError, ValueError):
+        raise MXAsyncError(f"autograd: grad_req must be 'write', 'add' or 'null', got {value!r}") from None
+    return OpReqType.WRITE_TO if req == OpReqType.WRITE_INPLACE else req
+
+
+def mark_variables(variables, gradients, grad_reqs="write") -> None:
+    """Make ``variables`` autograd variables whose gradients go to ``gradients`` (MXNet's mark_variables)."""
+    if isinstance(variables, NDArray):
+        variables, gradients = [variables], [gradients]
+    variables, gradients = list(variables), list(gradients)
+    if len(variables) != len(gradients):
+        raise MXAsyncError(f"mark_variables: {len(variables)} variables but {len(gradients)} gradients")
+    reqs = [grad_reqs] * len(variables) if isinstance(grad_reqs, (str, int)) else list(grad_reqs)
+    if len(reqs) != len(variables):
+        raise MXAsyncError(f"mark_variables: {len(variables)} variables but {len(reqs)} grad_reqs")
+    for v, g, r in zip(variables, gradients, reqs, strict=True):
+        if not isinstance(v, NDArray) or not isinstance(g, NDArray):
+            raise MXAsyncError("mark_variables: variables and gradients must be NDArrays")
+        if g.shape != v.shape:
+            raise MXAsyncError(f"mark_variables: gradient of shape {g.shape} for a variable of shape {v.shape}")
+        v._ag = Entry(None, 0, g, _req(r))
+
+
+def attach_grad(arr: NDArray, grad_req="write", stype=None) -> None:
+    """``arr.attach_grad()``: a zero gradient buffer and ``grad_req``; cuts ``arr`` from any recorded graph."""
+    if stype not in (None, "default"):
+        raise MXAsyncError(f"attach_grad: only dense gradients (stype='default'), got stype={stype!r}")
+    mark_variables([arr], [zeros(arr.shape, arr.context, arr.dtype)], grad_req)
+
+
+def record_op(prop, ctx, args, aux, outputs, is_train) -> None:
+    """Append a node for an op call made while recording, if one of its inputs is in a graph."""
+    in_ag = [x._ag for x in args]
+    for e in in_ag:
+        if e is not None:
+            break
+    else:
+        return
+    node = Node(prop, ctx, args, in_ag, aux, outputs, is_train)
+    for k, o in enumerate(outputs):
+        o._ag = Entry(node, k)
+    state.current_tape().append(node)
+
+
+def _in_graph_error(what: str) -> MXAsyncError:
+    return MXAsyncError(f"{what}: assigning to an NDArray that is already in a computational graph while "
+                        "recording would make its gradients wrong; call backward first to clear the graph, "
+                        "write outside autograd.record(), or write into a detach()ed copy")
+
+
+def check_out(prop, out) -> None:
+    """The in-place guard of ``out=`` while recording (MXNet raises the same error)."""
+    for o in out if isinstance(out, (list, tuple)) else (out,):
+        if isinstance(o, NDArray) and o._ag is not None:
+            raise _in_graph_error(prop.label)
+
+
+def check_write(arr: NDArray, what: str) -> None:
+    """The in-place guard of ``x[...] = v`` and ``copyto(x)``."""
+    if arr._ag is not None and state.is_recording():
+        raise _in_graph_error(what)
+
+
+# -- views of recorded arrays become ops, so their gradients flow ----------
+def reshape(arr: NDArray, shape: tuple) -> NDArray:
+    return _invoke_module.invoke("Reshape", [arr], shape=tuple(shape))
+
+
+def getitem(arr: NDArray, key) -> NDArray:
+    """Basic indexing (ints and slices) of a recorded array as ``slice`` + ``Reshape``."""
+    if isinstance(key, (list, np.ndarray)):  # integer indices along axis 0: the take op
+        idx = np.asarray(key)
+        if idx.dtype.kind not in "iu":
+            raise MXAsyncError(f"autograd: only integer index arrays are differentiable, got dtype {idx.dtype}")
+        n = arr.shape[0]
+        if idx.size and not (-n <= idx.min() and idx.max() < n):
+            raise MXAsyncError(f"autograd: index out of bounds for axis 0 with size {n}")
+        indices = _invoke_module._empty(idx.shape, np.int64, arr.context)
+        indices[:] = idx
+        return _invoke_module.invoke("take", [arr, indices], axis=0, mode="wrap")  # wrap: negative indices as numpy
+    keys = key if isinstance(key, tuple) else (key,)
+    if any(k is None or isinstance(k, (list, np.ndarray)) for k in keys) or sum(k is Ellipsis for k in keys) > 1:
+        raise MXAsyncError(f"autograd: indexing with {key!r} is not supported while recording; "
+                           "use ints, slices, one Ellipsis or one integer index array, or mx.nd.expand_dims/take")
+    if Ellipsis in keys:
+        i = keys.index(Ellipsis)
+        keys = keys[:i] + (slice(None),) * (arr.ndim - len(keys) + 1) + keys[i + 1:]
+    if len(keys) > arr.ndim:
+        raise MXAsyncError(f"autograd: too many indices {key!r} for an array of shape {arr.shape}")
+    begin, end, step, shape = [], [], [], []
+    for d, k in enumerate(keys):
+        n = arr.shape[d]
+        if isinstance(k, slice):
+            b, e, s = k.indices(n)
+            begin.append(b)
+            end.append(e if e >= 0 else None)
+            step.append(s)
+            shape.append(len(range(b, e, s)))
+        else:
+            k = int(k)
+            if not -n <= k < n:
+                raise MXAsyncError(f"index {k} is out of bounds for axis {d} with size {n}")
+            k %= n
+            begin.append(k)
+            end.append(k + 1)
+            step.append(1)
+    shape += list(arr.shape[len(keys):])
+    out = _invoke_module.invoke("slice", [arr], begin=tuple(begin), end=tuple(end), step=tuple(step))
+    shape = tuple(shape) or (1,)
+    return out if out.shape == shape else reshape(out, shape)
+
+
+def astype(arr: NDArray, dtype) -> NDArray:
+    return _invoke_module.invoke("Cast", [arr], dtype=np.dtype(dtype).name)
+
+
+def copy(arr: NDArray) -> NDArray:
+    return _invoke_module.invoke("_copy", [arr])
+
+
+_invoke_module._record_hook = sys.modules[__name__]  # invoke() calls record_op/check_out through it
