@@ -1,5 +1,6 @@
 """``mx.sym``: symbolic graphs, their inference passes, and one function per registered op."""
 
+from . import linalg
 from .arith import hypot, maximum, minimum, pow, power
 from .naming import AttrScope, NameManager, Prefix
 from .register import populate as _populate
