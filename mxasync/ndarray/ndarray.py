@@ -169,7 +169,7 @@ class NDArray:
         return (await self.asnumpy_async()).reshape(-1)[0]
 
     def __repr__(self) -> str:
-        return f"\n{self.asnumpy()!r}\n<NDArray {'x'.join(map(str, self.shape))} @{self._ctx}>"
+        return f"\n{self.asnumpy()!s}\n<NDArray {'x'.join(map(str, self.shape))} @{self._ctx}>"  # as MXNet: str of the values
 
     def __bool__(self) -> bool:
         if self.size != 1:
