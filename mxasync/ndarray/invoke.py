@@ -203,6 +203,35 @@ def invoke_binary(op_name: str, a, b):
     return _binary_small(plan, a, b, ctx, False)
 
 
+_SCALAR_PLANS: dict = {}
+
+
+def invoke_scalar(op_name: str, a, scalar: float):
+    """``invoke(op_name, [a], scalar=scalar)`` for ``a * 2`` and friends: a plan cached per op,
+    scalar, shape, dtype and context, then the same short path as :func:`invoke_binary`."""
+    if _ag.active or scalar != scalar:  # recording, or a NaN scalar (no dict key matches it)
+        return invoke(op_name, [a], scalar=scalar)
+    ad, ctx = a._data, a._ctx
+    key = (op_name, scalar, ctx, ad.shape, ad.dtype)
+    plan = _SCALAR_PLANS.get(key)
+    if plan is None:
+        if len(_SCALAR_PLANS) >= _PLANS_MAX:
+            _SCALAR_PLANS.clear()
+        opdef = _OPDEFS.get(op_name) or _opdef(op_name)
+        plan = _plan(opdef, opdef.prepare(scalar=scalar), [a], ctx, False)
+        if plan.op_ctx is None or not plan.simple:
+            return invoke(op_name, [a], scalar=scalar)
+        _SCALAR_PLANS[key] = plan
+    result = _alloc(plan, 0, ctx)
+    fwd, req, in_data, out_data, op_ctx = plan.fwd, plan.req, [ad], [result._data], plan.op_ctx
+
+    def run(rctx):
+        fwd(op_ctx, in_data, req, out_data, ())
+
+    _engine().push_inline(run, ctx, [a._chunk.var], [result._chunk.var], plan.name)
+    return result
+
+
 def _binary_small(plan: _Plan, a, b, ctx, is_train: bool):
     """``c = a + b`` and friends on small CPU arrays: the path the per-op budget is spent on."""
     result = _alloc(plan, 0, ctx)

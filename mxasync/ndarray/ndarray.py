@@ -23,7 +23,7 @@ from ..runtime.engine import Engine
 from ..runtime.run_context import FnProperty
 from . import invoke as _invoke_module
 from .chunk import Chunk, alloc_chunk
-from .invoke import INLINE_ELEMENTS, invoke, invoke_binary
+from .invoke import INLINE_ELEMENTS, invoke, invoke_binary, invoke_scalar
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "zeros_like", "ones_like",
            "waitall", "waitall_async"]
@@ -341,7 +341,7 @@ class NDArray:
             lhs, rhs = (other, self) if reverse else (self, other)
             return invoke_binary(op, lhs, rhs)
         if isinstance(other, (int, float, np.number, bool)):
-            return invoke(scalar_op, [self], scalar=float(other))
+            return invoke_scalar(scalar_op, self, float(other))
         return NotImplemented
 
     def __add__(self, o):
