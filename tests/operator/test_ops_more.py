@@ -7,12 +7,12 @@ the front ends.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 from harness import backward, forward, prepare
+from mxnet_cases import load_cases, numbered
 
 import mxasync as mx
 from mxasync.base import MXAsyncError
@@ -22,31 +22,16 @@ FIXTURE = Path(__file__).parent / "fixtures_extra_ops" / "mxnet_ref.npz"
 RTOL, ATOL = 1e-5, 1e-6  # float32 layout ops are exact; softmin within rounding
 
 
-def _load() -> dict[str, dict]:
-    cases: dict[str, dict] = {}
-    with np.load(FIXTURE) as z:
-        for key in z.files:
-            case, name = key.split("/", 1)
-            cases.setdefault(case, {})[name] = z[key]
-    for arrays in cases.values():
-        arrays["spec"] = json.loads(str(arrays["spec"]))
-    return cases
-
-
-CASES = _load()
-
-
-def _numbered(arrays: dict, prefix: str) -> list[np.ndarray]:
-    return [arrays[f"{prefix}{i}"] for i in range(sum(k.startswith(prefix) for k in arrays))]
+CASES = load_cases(FIXTURE)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_matches_mxnet(case):
     a = CASES[case]
     spec = a["spec"]
-    inputs, heads = _numbered(a, "in"), _numbered(a, "head")
+    inputs, heads = numbered(a, "in"), numbered(a, "head")
     outs = forward(spec["op"], spec["params"], [x.copy() for x in inputs])
-    expected = _numbered(a, "out")
+    expected = numbered(a, "out")
     assert len(outs) == len(expected), case
     for o, e in zip(outs, expected, strict=True):
         assert o.shape == e.shape and o.dtype == e.dtype, f"{case}: {o.shape} {o.dtype} != {e.shape} {e.dtype}"
