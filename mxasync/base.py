@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["MXAsyncError", "MXNetError", "env_int", "env_float", "env_str", "env_bool"]
+__all__ = ["MXAsyncError", "MXNetError", "MXAsyncValueError", "env_int", "env_float", "env_str", "env_bool"]
 
 
 class MXAsyncError(RuntimeError):
@@ -19,6 +19,11 @@ class MXAsyncError(RuntimeError):
 
 
 MXNetError = MXAsyncError
+
+
+class MXAsyncValueError(MXAsyncError, ValueError):
+    """A bad value where MXNet (or numpy under it) raises ``ValueError``: both, so either
+    ``except`` clause keeps working."""
 
 
 def _lookup(names: tuple[str, ...]) -> str | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import MXAsyncError
+from ..base import MXAsyncValueError
 from ..ndarray import NDArray
 from ..ndarray import array as nd_array
 from ..ndarray.chunk import Chunk
@@ -24,7 +24,7 @@ from ..runtime.context import Context, current_context
 __all__ = ["ImageError", "to_numpy", "to_nd", "as_nd", "image_shape", "deliver"]
 
 
-class ImageError(MXAsyncError, ValueError):
+class ImageError(MXAsyncValueError):
     """A bad argument to an ``mx.image`` function: an ``MXNetError`` that is also a ``ValueError``
     (MXNet raises ``ValueError`` or ``AssertionError`` in these places)."""
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd import state as _ag_state
-from ..base import MXAsyncError
+from ..base import MXAsyncError, MXAsyncValueError
 from ..runtime.context import Context, current_context
 from ..runtime.engine import Engine
 from ..runtime.run_context import FnProperty
@@ -237,8 +237,8 @@ class NDArray:
         tdata = target._data
         if isinstance(value, NDArray):
             vdata = value._data
-            if value.shape != target.shape and np.broadcast_shapes(value.shape, target.shape) != target.shape:
-                raise MXAsyncError(f"__setitem__: value of shape {value.shape} cannot fill a slice of shape "
+            if value.shape != target.shape and not _fills(value.shape, target.shape):
+                raise MXAsyncValueError(f"__setitem__: value of shape {value.shape} cannot fill a slice of shape "
                                    f"{target.shape}")
 
             def copy(rctx):
@@ -247,11 +247,9 @@ class NDArray:
             _push(copy, self._ctx, [value._chunk.var], [self._chunk.var], "_copyto", target.size)
             return
         arr = np.asarray(value, dtype=tdata.dtype)
-        try:
-            np.broadcast_shapes(arr.shape, tdata.shape)
-        except ValueError:
-            raise MXAsyncError(f"__setitem__: value of shape {arr.shape} cannot fill a slice of shape "
-                               f"{tdata.shape}") from None
+        if not _fills(arr.shape, tdata.shape):
+            raise MXAsyncValueError(f"__setitem__: value of shape {arr.shape} cannot fill a slice of shape "
+                               f"{tdata.shape}")
 
         def fill(rctx):
             tdata[...] = arr if isinstance(tdata, np.ndarray) else _xp(self._ctx).asarray(arr)
@@ -426,6 +424,14 @@ class NDArray:
 
     def __reduce__(self):
         return (_rebuild, (self.asnumpy(), str(self._ctx.device_type), self._ctx.device_id))
+
+
+def _fills(value_shape: tuple, target_shape: tuple) -> bool:
+    """Does a value of ``value_shape`` broadcast to exactly ``target_shape``?"""
+    try:
+        return np.broadcast_shapes(value_shape, target_shape) == tuple(target_shape)
+    except ValueError:
+        return False
 
 
 def _rebuild(data, device_type, device_id):

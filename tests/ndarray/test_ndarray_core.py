@@ -238,3 +238,15 @@ def test_a_dead_array_collected_inside_the_engine_lock_does_not_deadlock(monkeyp
     mx.nd.waitall()  # a safe point: the deferred release ran
     assert not eng._deferred
     assert Storage.get(ctx).stats()["in_use"] <= 1 << 20  # only x is still in use
+
+
+def test_setitem_shape_mismatch_names_both_shapes():
+    a = mx.nd.zeros((2, 3))
+    with pytest.raises(mx.MXNetError, match=r"value of shape \(3, 2\) cannot fill a slice of shape \(2, 3\)"):
+        a[:] = mx.nd.ones((3, 2))
+    with pytest.raises(mx.MXNetError, match=r"value of shape \(2,\) cannot fill a slice of shape \(3,\)"):
+        a[0] = mx.nd.ones((2,))
+    with pytest.raises(ValueError):  # MXNet raises numpy's ValueError here: both kinds of except work
+        a[:] = mx.nd.ones((3, 2))
+    a[:] = mx.nd.ones((1, 3))  # broadcasting to the slice is fine
+    np.testing.assert_array_equal(a.asnumpy(), np.ones((2, 3)))
