@@ -267,17 +267,27 @@ class Engine(PlacementMixin, AsyncOpsMixin, WaitMixin, DeviceSyncMixin):
         self._deferred.append(fn)
 
     def run_deferred(self) -> None:
-        """Run what :meth:`defer` queued (a finalizer's failure is ignored, as in ``__del__``)."""
+        """Run what :meth:`defer` queued (a finalizer's failure is ignored, as in ``__del__``).
+
+        The pushes this makes do not drain again on this thread: the loop here takes the rest.
+        """
+        tls = self._tls
+        if tls.draining:
+            return
+        tls.draining = True
         deferred = self._deferred
-        while deferred:
-            try:
-                fn = deferred.popleft()
-            except IndexError:  # another thread took the last one
-                return
-            try:
-                fn()
-            except Exception:  # noqa: BLE001, S110 - a finalizer must not fail the caller's push
-                pass
+        try:
+            while deferred:
+                try:
+                    fn = deferred.popleft()
+                except IndexError:  # another thread took the last one
+                    return
+                try:
+                    fn()
+                except Exception:  # noqa: BLE001, S110 - a finalizer must not fail the caller's push
+                    pass
+        finally:
+            tls.draining = False
 
     def _submit(self, op: _Op, deduped: bool = False) -> None:
         if self._deferred:

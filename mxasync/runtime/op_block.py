@@ -104,6 +104,7 @@ class _ThreadState(threading.local):
 
     bulk = None  # the open BulkSegment of this thread
     starting = None  # callback ops readied while this thread is inside one's fn (a trampoline)
+    draining = False  # inside Engine.run_deferred (its pushes must not drain again: no recursion)
 
 
 def _dedupe_mutate(const_vars, mutate_vars):

@@ -250,3 +250,28 @@ def test_setitem_shape_mismatch_names_both_shapes():
         a[:] = mx.nd.ones((3, 2))
     a[:] = mx.nd.ones((1, 3))  # broadcasting to the slice is fine
     np.testing.assert_array_equal(a.asnumpy(), np.ones((2, 3)))
+
+
+def test_many_dead_arrays_released_at_once_do_not_recurse(monkeypatch):
+    """Each release may push a delete, and a push drains the deferred releases: the drain must not
+    nest (hundreds of dead arrays would hit the recursion limit and lose their blocks)."""
+    import sys
+
+    ctx = mx.cpu(15)
+    st = Storage.get(ctx)
+    monkeypatch.setattr(st, "park_depth", 0)  # every release of a pending array pushes a delete
+    x = mx.nd.ones((300, 300), ctx=ctx)
+    _slow_op(writes=[x], delay=0.3)
+    ys = [x + 1 for _ in range(300)]  # pooled, all pending behind the slow op
+    assert ys[-1]._chunk.var.pending
+    del ys
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(200)  # far below one frame per dead array
+    try:
+        z = x * 3  # a pooled allocation drains the 300 deferred releases
+    finally:
+        sys.setrecursionlimit(limit)
+    mx.nd.waitall()
+    assert not mx.engine.get()._deferred
+    assert st.stats()["in_use"] <= 2 * 300 * 300 * 4  # only x and z: every dead block came back
+    np.testing.assert_array_equal(z.asnumpy(), 3)
