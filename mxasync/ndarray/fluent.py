@@ -62,13 +62,18 @@ def _broadcast_to(namespace: dict):
 _SPECIAL = {"broadcast_to": _broadcast_to}
 
 
-def attach(cls: type, namespace: dict) -> list[str]:
-    """Give ``cls`` a method for every fluent name with a function in ``namespace``; returns them."""
+def attach(cls: type, namespace: dict, names: dict[str, str] | None = None, special: bool = True) -> list[str]:
+    """Give ``cls`` a method for every fluent name with a function in ``namespace``; returns them.
+
+    ``names`` maps extra method names to op names (``{"astype": "cast"}``); ``special=False``
+    skips the NDArray-only methods that inspect shapes (``mx.sym`` uses it).
+    """
     added = []
-    for name in FLUENT_METHODS:
-        fn = namespace.get(name)
+    table = {**{n: n for n in FLUENT_METHODS}, **(names or {})}
+    for name, op_name in table.items():
+        fn = namespace.get(op_name)
         if fn is not None and name not in cls.__dict__:
-            method = _SPECIAL[name](namespace) if name in _SPECIAL else _method(name, fn)
+            method = _SPECIAL[name](namespace) if special and name in _SPECIAL else _method(name, fn)
             setattr(cls, name, method)
             added.append(name)
     return added

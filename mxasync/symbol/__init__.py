@@ -1,13 +1,17 @@
 """``mx.sym``: symbolic graphs, their inference passes, and one function per registered op."""
 
+from ..ndarray.fluent import attach as _attach_fluent_methods
 from . import linalg
 from .arith import hypot, maximum, minimum, pow, power
+from .creation import arange, eye, full, ones, zeros
 from .naming import AttrScope, NameManager, Prefix
 from .register import populate as _populate
 from .serialize import load, load_json
 from .symbol import Group, Symbol, Variable, var
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "NameManager", "Prefix", "AttrScope",
-           "maximum", "minimum", "hypot", "power", "pow"]
+           "maximum", "minimum", "hypot", "power", "pow", "zeros", "ones", "full", "arange", "eye"]
 
 _populate(globals())
+# MXNet's fluent methods on Symbol too (s.sum(axis=1), s.reshape(...), s.astype(...))
+_attach_fluent_methods(Symbol, globals(), names={"reshape": "reshape", "astype": "cast"}, special=False)
