@@ -26,6 +26,7 @@ from . import (
     random,
     recordio,
     symbol,
+    test_utils,
     viz,
 )
 from . import initializer as init
@@ -46,5 +47,5 @@ __all__ = [
     "current_context", "num_gpus", "backends", "context", "engine", "executor", "io", "operator", "profiler",
     "random", "recordio", "nd", "ndarray", "sym", "symbol", "viz", "name", "AttrScope", "callback", "initializer",
     "init", "lr_scheduler", "metric", "optimizer", "opt", "kv", "kvstore", "mod", "module", "model",
-    "image", "autograd",
+    "image", "autograd", "test_utils",
 ]
