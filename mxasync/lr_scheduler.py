@@ -110,46 +110,50 @@ class MultiFactorScheduler(LRScheduler):
         return self.base_lr
 
 
-class PolyScheduler(LRScheduler):
-    """``final_lr + (base_lr - final_lr) * (1 - t / T) ** pwr`` over ``max_update`` updates (after warmup)."""
+class _AnnealingScheduler(LRScheduler):
+    """From ``base_lr`` to ``final_lr`` over ``max_update`` updates (after warmup), along ``_curve``."""
 
-    def __init__(self, max_update: int, base_lr: float = 0.01, pwr: float = 2, final_lr: float = 0,
-                 warmup_steps: int = 0, warmup_begin_lr: float = 0, warmup_mode: str = "linear") -> None:
+    def __init__(self, max_update: int, base_lr: float, final_lr: float, warmup_steps: int,
+                 warmup_begin_lr: float, warmup_mode: str) -> None:
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         if not isinstance(max_update, int) or max_update < 1:
             raise ValueError("maximum number of updates must be strictly positive")
-        self.power = pwr
         self.base_lr_orig = self.base_lr
         self.max_update = max_update
         self.final_lr = final_lr
         self.max_steps = max_update - warmup_steps
 
+    def _curve(self, progress: float) -> float:
+        """The share of ``base_lr - final_lr`` left after ``progress`` (0 to 1) of the updates."""
+        raise NotImplementedError
+
     def __call__(self, num_update: int) -> float:
         if num_update < self.warmup_steps:
             return self.get_warmup_lr(num_update)
         if num_update <= self.max_update:
-            frac = 1 - float(num_update - self.warmup_steps) / float(self.max_steps)
-            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * pow(frac, self.power)
+            progress = float(num_update - self.warmup_steps) / float(self.max_steps)
+            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * self._curve(progress)
         return self.base_lr
 
 
-class CosineScheduler(LRScheduler):
+class PolyScheduler(_AnnealingScheduler):
+    """``final_lr + (base_lr - final_lr) * (1 - t / T) ** pwr`` over ``max_update`` updates (after warmup)."""
+
+    def __init__(self, max_update: int, base_lr: float = 0.01, pwr: float = 2, final_lr: float = 0,
+                 warmup_steps: int = 0, warmup_begin_lr: float = 0, warmup_mode: str = "linear") -> None:
+        super().__init__(max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr, warmup_mode)
+        self.power = pwr
+
+    def _curve(self, progress: float) -> float:
+        return pow(1 - progress, self.power)
+
+
+class CosineScheduler(_AnnealingScheduler):
     """Half a cosine from ``base_lr`` down to ``final_lr`` over ``max_update`` updates (after warmup)."""
 
     def __init__(self, max_update: int, base_lr: float = 0.01, final_lr: float = 0, warmup_steps: int = 0,
                  warmup_begin_lr: float = 0, warmup_mode: str = "linear") -> None:
-        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
-        if not isinstance(max_update, int) or max_update < 1:
-            raise ValueError("maximum number of updates must be strictly positive")
-        self.base_lr_orig = base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = max_update - warmup_steps
+        super().__init__(max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr, warmup_mode)
 
-    def __call__(self, num_update: int) -> float:
-        if num_update < self.warmup_steps:
-            return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            frac = (num_update - self.warmup_steps) / self.max_steps
-            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * (1 + cos(pi * frac)) / 2
-        return self.base_lr
+    def _curve(self, progress: float) -> float:
+        return (1 + cos(pi * progress)) / 2

@@ -120,11 +120,7 @@ class WaitMixin:
         self._guard_blocking_wait("wait_for_all")
         latch = allocate_lock()
         latch.acquire()
-        with self._lock:
-            busy = self._pending > 0
-            if busy:
-                self._all_waiters.append(latch.release)
-        if busy:
+        if self._when_idle(latch.release):
             latch.acquire()
         self._sync_devices()
         self._raise_first_error()
@@ -134,11 +130,7 @@ class WaitMixin:
         self._flush_bulk()
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
-        with self._lock:
-            busy = self._pending > 0
-            if busy:
-                self._all_waiters.append(_resolver(loop, fut))
-        if busy:
+        if self._when_idle(_resolver(loop, fut)):
             await fut
         if self._device_used:
             await asyncio.to_thread(self._sync_devices)
@@ -164,13 +156,17 @@ class WaitMixin:
         """Wait for every pending op without touching errors; False on timeout."""
         latch = allocate_lock()
         latch.acquire()
+        if not self._when_idle(latch.release):
+            return True
+        return latch.acquire(timeout=-1 if timeout is None else timeout)
+
+    def _when_idle(self, callback) -> bool:
+        """Call ``callback`` once no op is pending; False (and no call) when none is pending now."""
         with self._lock:
             busy = self._pending > 0
             if busy:
-                self._all_waiters.append(latch.release)
-        if not busy:
-            return True
-        return latch.acquire(timeout=-1 if timeout is None else timeout)
+                self._all_waiters.append(callback)
+        return busy
 
     @property
     def num_pending(self) -> int:

@@ -20,41 +20,23 @@ from ...ndarray.ndarray import NDArray, empty
 from ...runtime.engine import Engine
 from ...runtime.run_context import FnProperty
 from ..base import Key, register
-from ..local import KVStoreLocal
 from .collective import key_id, push_barrier
-from .dist_sync import worker_comm
+from .dist_sync import DistWorkerStore
 from .rpc import INIT, PULL, PUSH, SETOPT, Request, shards
 
 __all__ = ["KVStoreDistAsync"]
 
 
 @register("dist_async", "dist_device_async")
-class KVStoreDistAsync(KVStoreLocal):
+class KVStoreDistAsync(DistWorkerStore):
     """Asynchronous store on server ranks (see the module docstring)."""
 
     def __init__(self, kv_type: str = "dist_async"):
         super().__init__(kv_type)
-        self._comm = worker_comm()
         if not self._comm.server_ranks:
             raise MXNetError(f"kvstore {kv_type!r} needs server ranks: start the job with "
                              "'mxasync launch -n WORKERS --num-servers S script.py'")
         self._parts: dict[Key, list] = {}
-
-    @property
-    def rank(self) -> int:
-        return self._comm.rank
-
-    @property
-    def num_workers(self) -> int:
-        return self._comm.size
-
-    def barrier(self) -> None:
-        """Wait for this worker's pending pushes, then for every worker."""
-        Engine.get().wait_for_var(self._push_barrier())
-
-    async def barrier_async(self) -> None:
-        """``barrier()`` for async code: the event loop runs on while the workers meet."""
-        await self._push_barrier()
 
     def _push_barrier(self, keys=()):
         """The barrier op: after this worker's pushes (they write the stored arrays); before later
@@ -62,8 +44,6 @@ class KVStoreDistAsync(KVStoreLocal):
         stored = [self._store[k]._chunk.var for k in keys]
         pending = [a._chunk.var for k, a in self._store.items() if k not in keys]
         return push_barrier(self._comm, reads=pending, writes=stored)
-
-    _barrier = barrier
 
     # -- the steps ----------------------------------------------------------------
     def init(self, key, value) -> None:

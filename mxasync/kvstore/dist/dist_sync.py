@@ -29,7 +29,7 @@ from .comm import Comm, get_comm, on_exit
 from .compression import GradientCompression
 from .nccl import gpu_collective, on_gpu
 
-__all__ = ["KVStoreDistSync", "worker_comm"]
+__all__ = ["DistWorkerStore", "KVStoreDistSync", "worker_comm"]
 
 
 _crashed = [False]
@@ -79,19 +79,14 @@ def _direct(src: NDArray, dst: NDArray) -> bool:
             and src._data.flags.c_contiguous and dst._data.flags.c_contiguous)
 
 
-@register("dist_sync", "dist_device_sync", "dist_sync_device")
-class KVStoreDistSync(KVStoreLocal):
-    """Synchronous data-parallel store on MPI collectives (see the module docstring)."""
+class DistWorkerStore(KVStoreLocal):
+    """What every MPI store of a worker shares: the communicator, rank and size, and a barrier
+    that is an engine op (so async code can await it)."""
 
-    def __init__(self, kv_type: str = "dist_sync"):
+    def __init__(self, kv_type: str):
         super().__init__(kv_type)
-        self._on_device = "device" in kv_type
         self._comm = worker_comm()
-        self._rounds: dict[Key, int] = {}
-        self._compression: GradientCompression | None = None
-        self._fusable: dict[Key, tuple[Collective, NDArray]] = {}  # a key's pending push (and its array)
 
-    # -- identity -----------------------------------------------------------------
     @property
     def rank(self) -> int:
         return self._comm.rank
@@ -101,14 +96,30 @@ class KVStoreDistSync(KVStoreLocal):
         return self._comm.size
 
     def barrier(self) -> None:
-        """Wait until every worker got here (after the collectives each pushed before it)."""
-        Engine.get().wait_for_var(push_barrier(self._comm))
+        """Wait until every worker got here (after what this worker pushed before it)."""
+        Engine.get().wait_for_var(self._push_barrier())
 
     async def barrier_async(self) -> None:
         """``barrier()`` for async code: the event loop runs on while the workers meet."""
-        await push_barrier(self._comm)
+        await self._push_barrier()
 
     _barrier = barrier
+
+    def _push_barrier(self):
+        """The barrier op (collectives are sequenced, so it follows every earlier push)."""
+        return push_barrier(self._comm)
+
+
+@register("dist_sync", "dist_device_sync", "dist_sync_device")
+class KVStoreDistSync(DistWorkerStore):
+    """Synchronous data-parallel store on MPI collectives (see the module docstring)."""
+
+    def __init__(self, kv_type: str = "dist_sync"):
+        super().__init__(kv_type)
+        self._on_device = "device" in kv_type
+        self._rounds: dict[Key, int] = {}
+        self._compression: GradientCompression | None = None
+        self._fusable: dict[Key, tuple[Collective, NDArray]] = {}  # a key's pending push (and its array)
 
     def is_capable(self, capability: str) -> bool:
         return capability.lower() == "optimizer"

@@ -20,6 +20,12 @@ def _clip(xp: Any, g: Array, clip: float | None) -> Array:
     return g
 
 
+def _average_into(state: Array, decay: float, value: Array) -> None:
+    """``state = decay * state + (1 - decay) * value`` in place (the optimizers' moving averages)."""
+    state *= decay
+    state += (1.0 - decay) * value
+
+
 def _grad(xp: Any, grad: Array, rescale_grad: float, clip: float | None, wd: float = 0.0, weight: Array = None):
     g = grad * rescale_grad
     if wd and weight is not None:
@@ -115,10 +121,8 @@ def adam_update(
 ) -> None:
     """``g = clip(rescale*grad + wd*w)``; moments updated; ``w -= lr * mean / (sqrt(var) + epsilon)``."""
     g = _grad(xp, grad, rescale_grad, clip_gradient, wd, weight)
-    mean *= beta1
-    mean += (1.0 - beta1) * g
-    var *= beta2
-    var += (1.0 - beta2) * g * g
+    _average_into(mean, beta1, g)
+    _average_into(var, beta2, g * g)
     weight -= lr * mean / (xp.sqrt(var) + epsilon)
 
 
@@ -137,8 +141,7 @@ def rmsprop_update(
 ) -> None:
     """Tieleman & Hinton: ``n = (1-gamma1)*g^2 + gamma1*n``; ``w -= lr * g / sqrt(n + epsilon)``."""
     g = _grad(xp, grad, rescale_grad, clip_gradient, wd, weight)
-    n *= gamma1
-    n += (1.0 - gamma1) * g * g
+    _average_into(n, gamma1, g * g)
     weight -= lr * g / xp.sqrt(n + epsilon)
     _clip(xp, weight, clip_weights)
 
@@ -161,10 +164,8 @@ def rmspropalex_update(
 ) -> None:
     """Graves' centred RMSProp: ``delta = gamma2*delta - lr*grad/sqrt(n - g^2 + epsilon)``; ``w += delta``."""
     gr = _grad(xp, grad, rescale_grad, clip_gradient, wd, weight)
-    n *= gamma1
-    n += (1.0 - gamma1) * gr * gr
-    g *= gamma1
-    g += (1.0 - gamma1) * gr
+    _average_into(n, gamma1, gr * gr)
+    _average_into(g, gamma1, gr)
     delta *= gamma2
     delta -= lr * gr / xp.sqrt(n - g * g + epsilon)
     weight += delta
