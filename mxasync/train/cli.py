@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         if plot_curves(log.rows, args.plot):
             print(f"curves: {args.plot}", flush=True)
         else:
-            print("--plot skipped: matplotlib is not installed (pip install matplotlib)", flush=True)
+            print("--plot skipped: matplotlib is not installed (pip install 'mxasync[plot]')", flush=True)
     return 0
 
 
