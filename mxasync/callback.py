@@ -123,6 +123,7 @@ class ProgressBar:
         self._bar: Any = None
         self._epoch: int | None = None
         self._last = -1
+        self._line: tuple[int, str] = (0, "")
 
     def __call__(self, param) -> None:
         count = param.nbatch + 1  # batches done (nbatch counts from 0)
@@ -135,43 +136,59 @@ class ProgressBar:
         postfix = ""
         if self.show_metric and param.eval_metric is not None:
             postfix = " ".join(f"{n}={v:.4f}" for n, v in param.eval_metric.get_name_value())
-        if self._tqdm is not None:
+        self._line = (count, postfix)
+        if self._bar is not True:
             self._bar.n = count
             if postfix:
                 self._bar.set_postfix_str(postfix, refresh=False)
             self._bar.refresh()
-        else:
-            self._text(count, postfix)
+        elif _is_terminal(self._stream):
+            self._stream.write("\r" + self._text(count, postfix))
+            self._stream.flush()
         if self.total is not None and count >= self.total:
             self.close()
 
+    @property
+    def _stream(self) -> TextIO:
+        return self.file or sys.stderr
+
     def _open(self, epoch: int) -> None:
-        if self._tqdm is not None:
-            # the terminal's width, not ``length``: a fixed width would cut the metric off
-            self._bar = self._tqdm(total=self.total, desc=f"Epoch {epoch}", unit="batch", file=self.file, leave=True)
+        # A terminal gets a live bar (tqdm's, sized to the terminal so the metric is not cut off, or the
+        # text one); a log file or pipe gets one line per epoch, when it ends, instead of a wall of "\r".
+        if self._tqdm is not None and _is_terminal(self._stream):
+            self._bar = self._tqdm(total=self.total, desc=f"Epoch {epoch}", unit="batch", file=self.file,
+                                   leave=True, disable=None)
         else:
             self._bar = True
 
-    def _text(self, count: int, postfix: str) -> None:
-        stream = self.file or sys.stderr
+    def _text(self, count: int, postfix: str) -> str:
         if self.total:
             filled = int(round(self.bar_len * count / float(self.total)))
             percents = math.ceil(100.0 * count / float(self.total))
             line = f"Epoch {self._epoch} [{'=' * filled}{'-' * (self.bar_len - filled)}] {percents}%"
         else:
             line = f"Epoch {self._epoch} batch {count}"
-        stream.write(f"\r{line} {postfix}".rstrip())
-        stream.flush()
+        return f"{line} {postfix}".rstrip()
 
     def close(self) -> None:
         """Finish the current bar (called by itself at the end of an epoch of known length)."""
         if self._bar is None:
             return
-        if self._tqdm is not None:
+        if self._bar is not True:
             self._bar.close()
+        elif _is_terminal(self._stream):
+            self._stream.write("\n")
         else:
-            (self.file or sys.stderr).write("\n")
+            self._stream.write(self._text(*self._line) + "\n")
+        self._stream.flush()
         self._bar = None
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
 
 
 def _load_tqdm():

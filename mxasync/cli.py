@@ -20,8 +20,17 @@ COMMANDS = {
 def _usage() -> str:
     lines = ["usage: mxasync <command> [options]", "", "commands:"]
     lines += [f"  {name:<10} {help_}" for name, (_, help_) in COMMANDS.items()]
-    lines += ["", "mxasync <command> --help shows a command's options."]
+    lines += ["", "mxasync <command> --help shows a command's options; mxasync --version the version."]
     return "\n".join(lines)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mxasync")
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        return "unknown (not installed)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,12 +38,20 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(_usage())
         return 0
+    if argv[0] in ("-V", "--version"):
+        print(f"mxasync {_version()}")
+        return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
         print(f"mxasync: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
-    module = importlib.import_module(COMMANDS[name][0])
-    result = module.main(rest)
+    try:
+        module = importlib.import_module(COMMANDS[name][0])
+        result = module.main(rest)
+    except KeyboardInterrupt:
+        # Ctrl-C ends a command with one line, not a traceback; 130 is the shell's code for SIGINT
+        print(f"\nmxasync {name}: interrupted", file=sys.stderr)
+        return 130
     return int(result or 0)
 
 

@@ -42,10 +42,15 @@ def test_speedometer_logs_speed_and_metric(caplog):
     assert lines[0].startswith("Epoch[0] Batch [0-2]") and lines[1].startswith("Iter[1] Batch [2]")
 
 
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
 @pytest.mark.parametrize("use_tqdm", [True, False])
 def test_progress_bar_output(use_tqdm):
     pytest.importorskip("tqdm") if use_tqdm else None
-    out = io.StringIO()
+    out = _Terminal()
     bar = callback.ProgressBar(total=4, length=20, file=out, use_tqdm=use_tqdm)
     acc = _acc()
     for epoch in range(2):
@@ -64,6 +69,19 @@ def test_progress_bar_unknown_total_and_close():
     bar(Param(0, 1, None, None))
     bar.close()
     assert "Epoch 0 batch 2" in out.getvalue() and out.getvalue().endswith("\n")
+
+
+@pytest.mark.parametrize("use_tqdm", [None, False])
+def test_progress_bar_in_a_log_file_writes_one_line_per_epoch(use_tqdm):
+    out = io.StringIO()  # not a terminal: no "\r" redraws, whatever bar would draw on a terminal
+    bar = callback.ProgressBar(total=50, length=10, file=out, use_tqdm=use_tqdm)
+    acc = _acc()
+    for epoch in range(3):
+        for n in range(50):
+            bar(Param(epoch, n, acc, None))
+    lines = out.getvalue().splitlines()
+    assert "\r" not in out.getvalue() and len(lines) == 3
+    assert lines[2] == "Epoch 2 [==========] 100% accuracy=0.5000"
 
 
 def test_do_checkpoint_calls_model_save_checkpoint(monkeypatch):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -44,19 +45,50 @@ def parse_contexts(text: str) -> list[Context]:
     return [Context(kind, int(i)) for i in (ids.split(",") if ids else ["0"])]
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _contexts(text: str) -> list[Context]:
+    try:
+        return parse_contexts(text)
+    except (MXAsyncError, ValueError) as err:
+        # argparse prefixes "--ctx: " itself
+        raise argparse.ArgumentTypeError(str(err).removeprefix("--ctx: ") if isinstance(err, MXAsyncError)
+                                         else f"{text!r}: {err}")
+
+
+def _writable_folder(text: str) -> Path:
+    """The output folder: created now, so an unwritable path is a one-line usage error, not a traceback later."""
+    path = Path(text)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise argparse.ArgumentTypeError(f"cannot create {text!r}: {err.strerror}")
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{text!r} is not writable")
+    return path
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mxasync train", description=__doc__.split("\n\n")[0].replace("``", ""),
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--network", choices=["lenet", "mlp"], default="lenet", help="the network to train")
-    p.add_argument("--epochs", type=int, default=15, help="passes over the training set")
+    p.add_argument("--epochs", type=_positive_int, default=15, help="passes over the training set")
     p.add_argument("--batch-size", type=int, default=64, help="examples per batch (split over --ctx)")
     p.add_argument("--lr", type=float, default=0.05, help="initial learning rate (cosine decay to 1%%)")
     p.add_argument("--wd", type=float, default=1e-4, help="weight decay")
-    p.add_argument("--ctx", default="cpu", help="contexts: cpu, cpu:0,1 (data parallel), gpu:0")
+    p.add_argument("--ctx", type=_contexts, default="cpu", help="contexts: cpu, cpu:0,1 (data parallel), gpu:0")
     p.add_argument("--kvstore", default="local", help="KVStore type used with several contexts")
     p.add_argument("--shift", type=int, default=2, help="random shift augmentation, pixels (0: off)")
     p.add_argument("--seed", type=int, default=0, help="seeds initialisation, shuffling and augmentation")
-    p.add_argument("--out", default="mxasync-train", help="folder for the checkpoint, log and trace")
+    p.add_argument("--out", type=_writable_folder, default="mxasync-train", help="folder for the checkpoint, log and trace")
     p.add_argument("--profile", action="store_true", help="write a Chrome trace to OUT/profile.json")
     p.add_argument("--plot", metavar="PNG", help="draw train/validation curves (needs matplotlib)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -74,9 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     from .networks import get_network
     from .report import MetricsLog, evaluate, plot_curves
 
-    contexts = parse_contexts(args.ctx)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    contexts, out = args.ctx, args.out
     np.random.seed(args.seed)
     mx_random.seed(args.seed)
     train, val, (mean, std) = digits_data(args.batch_size, max_shift=args.shift, seed=args.seed)

@@ -72,3 +72,33 @@ def test_plot_skips_cleanly_without_matplotlib(tmp_path, monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)  # import matplotlib -> ImportError
     assert plot_curves(rows, tmp_path / "c.png") is False
     assert not (tmp_path / "c.png").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--epochs", "0"], "--epochs: must be at least 1, got 0"),
+    (["--epochs", "two"], "--epochs: expected a whole number, got 'two'"),
+    (["--ctx", "tpu:0"], "--ctx: expected cpu or gpu, got 'tpu'"),
+    (["--out", "/proc/no-such-folder/run"], "--out: cannot create '/proc/no-such-folder/run'"),
+])
+def test_bad_arguments_end_with_one_usage_line(args, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["train", *args])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0].startswith("usage: mxasync train") and message in err[-1] and "Traceback" not in "\n".join(err)
+
+
+def test_version(capsys):
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"mxasync {mx.__version__}"
+
+
+def test_ctrl_c_ends_with_one_line(monkeypatch, capsys):
+    import mxasync.train.cli as train_cli
+
+    def interrupted(argv):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_cli, "main", interrupted)
+    assert cli.main(["train"]) == 130
+    assert capsys.readouterr().err.strip() == "mxasync train: interrupted"
