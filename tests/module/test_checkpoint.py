@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from mxasync.io import NDArrayIter
 from mxasync.module import Module
 
 FIXTURES = Path(__file__).with_name("fixtures")
-MXNET_PYTHON = Path("/work/venvs/mx191/bin/python")
+MXNET_PYTHON = Path(os.environ.get("MXASYNC_MXNET_PYTHON", "/work/venvs/mx191/bin/python"))
 
 
 def _probe():

@@ -19,7 +19,7 @@ from mxasync.ndarray.serialization import ArrayRecord, dumps_arrays, load_arrays
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "mxnet"
 MANIFEST = json.loads((FIX / "arrays-manifest.json").read_text())
 EXPECTED = dict(np.load(FIX / "arrays-expected.npz"))
-MX_PYTHON = Path("/work/venvs/mx191/bin/python")
+MX_PYTHON = Path(os.environ.get("MXASYNC_MXNET_PYTHON", "/work/venvs/mx191/bin/python"))
 DENSE = sorted(f for f, m in MANIFEST.items() if "error" not in m)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from mxasync.base import MXAsyncError
 from mxasync.symbol.json_format import JsonGraph, JsonNode, dump_graph, load_graph
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "mxnet"
-MX_PYTHON = Path("/work/venvs/mx191/bin/python")
+MX_PYTHON = Path(os.environ.get("MXASYNC_MXNET_PYTHON", "/work/venvs/mx191/bin/python"))
 MXNET_WRITTEN = [
     "lenet-symbol.json",
     "lenet-symbol-legacy.upgraded.json",

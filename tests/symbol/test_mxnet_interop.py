@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 
 from mxasync import symbol as sym
 
-MX_PYTHON = Path("/work/venvs/mx191/bin/python")
+MX_PYTHON = Path(os.environ.get("MXASYNC_MXNET_PYTHON", "/work/venvs/mx191/bin/python"))
 
 
 @pytest.mark.skipif(not MX_PYTHON.exists(), reason="needs the MXNet 1.9.1 virtual environment")
