@@ -196,6 +196,7 @@ class BaseModule:
         """Bind, initialise parameters and optimizer; returns ``(train metric, validation metric)``."""
         if num_epoch is None:
             raise MXAsyncError("fit: please specify num_epoch")
+        _check_label_names(self, train_data)
         self.bind(data_shapes=train_data.provide_data, label_shapes=train_data.provide_label, for_training=True,
                   force_rebind=force_rebind)
         if monitor is not None:
@@ -301,3 +302,13 @@ class BaseModule:
 
     def get_input_grads(self, merge_multi_context=True) -> list:
         raise NotImplementedError
+
+
+def _check_label_names(module, data_iter) -> None:
+    """fit: an iterator whose labels the module does not take would train on no label at all."""
+    names = [d.name if hasattr(d, "name") else d[0] for d in (data_iter.provide_label or [])]
+    wanted = list(getattr(module, "label_names", []) or [])
+    if names and wanted and not set(names) & set(wanted):
+        raise MXAsyncError(f"fit: the data iterator provides the label {', '.join(map(repr, names))} but the "
+                           f"module's label input is {', '.join(map(repr, wanted))}; name the iterator's label "
+                           f"{wanted[0]!r} (label_name=...) or create the module with label_names={names!r}")

@@ -214,7 +214,12 @@ class Module(BaseModule):
                                f"{self._data_names}")
         labels = {d.name: d for d in as_descs(label_shapes)}
         unknown = set(labels) - set(self._label_names)
-        if unknown:
+        missing = [n for n in self._label_names if n not in labels]
+        if unknown and missing:
+            # MXNet warns here too; its forward then fails with a bare KeyError (fit raises, see _check_labels)
+            warnings.warn(f"Module.bind: label shapes name {sorted(unknown)} but the module's label names are "
+                          f"{self._label_names}", stacklevel=3)
+        elif unknown:
             self.logger.debug("Module: ignoring label inputs %s the symbol does not take", sorted(unknown))
         return ([data[n] for n in self._data_names], [labels[n] for n in self._label_names if n in labels])
 
