@@ -20,7 +20,8 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 import mxasync as mx
-from mxasync.operator import WRITE_TO, OpContext, get_op
+from mxasync.operator import OpContext, get_op
+from mxasync.operator.base import WRITE_TO
 
 CTX = mx.cpu()
 

@@ -25,7 +25,8 @@ from ..executor.gradient import ZERO_GRAD_OPS
 from ..executor.program import _placeholder
 from ..ndarray.invoke import INLINE_ELEMENTS, _xp
 from ..ndarray.ndarray import NDArray, _empty, ones, zeros
-from ..operator import ADD_TO, NULL, WRITE_TO, OpContext, OpReqType
+from ..operator import OpContext, OpReqType
+from ..operator.base import ADD_TO, NULL, WRITE_TO
 from ..runtime.engine import Engine
 from ..runtime.resource import ResourceManager
 from . import state

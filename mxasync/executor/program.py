@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..operator import ADD_TO, NULL, WRITE_INPLACE, WRITE_TO, OpContext
+from ..operator import OpContext
+from ..operator.base import ADD_TO, NULL, WRITE_INPLACE, WRITE_TO
 from ..runtime.resource import ResourceManager
 
 __all__ = ["Step", "compile_ops"]

@@ -17,7 +17,8 @@ import numpy as np
 
 from ..autograd import state as _ag
 from ..base import MXAsyncError
-from ..operator import WRITE_TO, OpContext
+from ..operator import OpContext
+from ..operator.base import WRITE_TO
 from ..operator.registry import get_op
 from ..runtime.context import current_context
 from ..runtime.engine import Engine

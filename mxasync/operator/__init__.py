@@ -1,17 +1,27 @@
-"""Operators: interfaces, params, the registry, SimpleOp, and the op library.
+"""Operators: the public face of the op library (``mx.operator``).
 
-Public face; implementation lives in the named modules.  Importing this
-package registers every op of the library.  Pure numerical kernels live in
-``mxasync.operator.kernels``.
+What is public here: the base classes for writing an op (:class:`OperatorProperty`
+says what it is, :class:`Operator` computes it, :class:`OpParam` its parameters),
+:func:`register_op`, and the registry's look-ups :func:`get_op` / :func:`list_ops`.
+
+The library itself lives in one package per op family, as MXNet's source tree
+has them: ``tensor`` (elementwise, broadcast, reduce, indexing, shape/layout,
+init, ordering), ``nn``, ``random``, ``linalg``, ``optimizer`` (update ops),
+``loss`` (output layers), ``contrib``; pure numerical kernels in ``kernels``.
+The framework modules (``base``, ``params``, ``registry``, ``functional``,
+``simple_op``) are imported by path; none of them is part of this namespace.
+Importing this package registers every op.
 """
 
-from . import library  # registers the ops (its modules import the ones below directly)
-from .base import ADD_TO, NULL, WRITE_INPLACE, WRITE_TO, OpContext, Operator, OperatorProperty, OpReqType, assign
-from .functional import defop
-from .params import DType, Field, NoParam, OpParam, OptShape, Shape, parse_params
-from .registry import OpDef, find_override, get_op, list_ops, register_op, register_override
+from . import library as _library  # noqa: F401  (registers the ops)
+from .base import OpContext, Operator, OperatorProperty, OpReqType, assign
+from .params import OpParam
+from .registry import get_op, list_ops, register_op
 
-__all__ = ["OpReqType", "NULL", "WRITE_TO", "WRITE_INPLACE", "ADD_TO", "OpContext", "Operator",
-           "OperatorProperty", "assign", "OpParam", "NoParam", "Shape", "OptShape", "DType", "Field",
-           "parse_params", "OpDef", "get_op", "list_ops", "register_op", "register_override", "find_override",
-           "defop"]
+__all__ = ["Operator", "OperatorProperty", "OpParam", "OpContext", "OpReqType", "assign",
+           "register_op", "get_op", "list_ops"]
+
+
+def __dir__():
+    # the submodules become attributes when imported; dir() shows the public face only (PEP 562)
+    return sorted(__all__)

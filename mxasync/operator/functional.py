@@ -12,7 +12,8 @@ the keys ``name`` and ``name + '.backward'``.
 >>> prop = defop("_doc_twice", fwd=lambda xp, p, x: 2 * x,
 ...              bwd=lambda xp, p, og, ins, outs: [2 * og[0]], deps="og").prepare()
 >>> import mxasync as mx
->>> from mxasync.operator import OpContext, WRITE_TO
+>>> from mxasync.operator import OpContext
+>>> from mxasync.operator.base import WRITE_TO
 >>> out = np.empty(2); prop.forward_fn(mx.cpu())(OpContext(), [np.ones(2)], [WRITE_TO], [out], []); out
 array([2., 2.])
 """

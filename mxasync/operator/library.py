@@ -1,34 +1,3 @@
-"""Imports every op family so that they register (one module per family)."""
+"""Imports every op family so that they register (one package per family, as MXNet's source tree)."""
 
-from . import (  # noqa: F401
-    elemwise_binary,
-    elemwise_unary,
-    indexing,
-    join_split,
-    loss,
-    nn_act,
-    nn_conv,
-    nn_dense,
-    nn_norm,
-    ops_extra_attr,
-    ops_extra_index,
-    ops_extra_init,
-    ops_extra_nn,
-    ops_extra_norm,
-    ops_extra_sort,
-    ops_extra_special,
-    ops_layout,
-    ops_like,
-    ops_linalg,
-    ops_linalg_pack,
-    ops_misc,
-    ops_nd_index,
-    optimizer_extra_ops,
-    optimizer_multi_ops,
-    optimizer_ops,
-    random_dists,
-    random_ops,
-    reduce,
-    shape_ops,
-    simple_op,
-)
+from . import contrib, linalg, loss, nn, optimizer, random, simple_op, tensor  # noqa: F401

@@ -12,7 +12,8 @@ model: ``scalar=True`` gives the op a ``scalar: float`` param, ``param=Model``
 any kwargs.
 
 >>> import numpy as np, mxasync as mx
->>> from mxasync.operator import get_op, OpContext, WRITE_TO
+>>> from mxasync.operator import get_op, OpContext
+>>> from mxasync.operator.base import WRITE_TO
 >>> prop = get_op("smooth_l1").prepare(scalar=1.0)
 >>> out = np.empty(3)
 >>> prop.forward_fn(mx.cpu())(OpContext(), [np.array([-2.0, 0.5, 3.0])], [WRITE_TO], [out], []); out

@@ -12,7 +12,8 @@ import mxasync as mx
 import mxasync.backends as mx_backends
 from mxasync.backends import Backend, BackendWarning, get_backend, list_backends, registry
 from mxasync.base import MXAsyncError
-from mxasync.operator import WRITE_TO, OpContext, get_op
+from mxasync.operator import OpContext, get_op
+from mxasync.operator.base import WRITE_TO
 
 
 def test_builtin_backends_are_entry_points():

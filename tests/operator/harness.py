@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 import mxasync as mx
-from mxasync.operator import ADD_TO, NULL, WRITE_INPLACE, WRITE_TO, OpContext, get_op
+from mxasync.operator import OpContext, get_op
+from mxasync.operator.base import ADD_TO, NULL, WRITE_INPLACE, WRITE_TO
 
 CPU = mx.cpu()
 

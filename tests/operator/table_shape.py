@@ -9,7 +9,7 @@ X = [((2, 3, 4),)]
 
 
 def _reshape_ref(x, shape=(), reverse=False):
-    from mxasync.operator.shape_ops import reshape_shape
+    from mxasync.operator.tensor.shape import reshape_shape
 
     return x.reshape(reshape_shape(x.shape, shape, reverse))
 

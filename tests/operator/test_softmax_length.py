@@ -33,7 +33,8 @@ def test_forward_matches_mxnet_on_both_axes():
 def _loss(x, weights):
     op = get_op("softmax").prepare(axis=1, use_length=True)
     fwd = op.forward_fn(mx.cpu())
-    from mxasync.operator import WRITE_TO, OpContext
+    from mxasync.operator import OpContext
+    from mxasync.operator.base import WRITE_TO
 
     out = np.empty_like(x)
     fwd(OpContext(True, None, []), [x, LENGTH], [WRITE_TO], [out], [])
@@ -41,7 +42,8 @@ def _loss(x, weights):
 
 
 def test_gradient_matches_mxnet_and_finite_differences():
-    from mxasync.operator import WRITE_TO, OpContext
+    from mxasync.operator import OpContext
+    from mxasync.operator.base import WRITE_TO
 
     weights = np.arange(12, dtype=np.float64).reshape(3, 4)
     _, out = _loss(X, weights)

@@ -1,0 +1,3 @@
+"""Neural-network layer ops (MXNet's src/operator/nn): activations, dense, convolution, pooling, norms, sequences."""
+
+from . import activation, batch_norm, convolution, fully_connected, instance_l2_norm, sequence, upsampling  # noqa: F401

@@ -1,0 +1,144 @@
+"""Dense ops: FullyConnected, dot, batch_dot.
+
+>>> from mxasync.operator import get_op
+>>> get_op("FullyConnected").prepare(num_hidden=3).infer_shape([(2, 5), None, None])
+([(2, 5), (3, 5), (3,)], [(2, 3)], [])
+>>> get_op("FullyConnected").prepare(num_hidden=3, name="fc1").infer_shape([(2, 5), (3, 7), None])
+Traceback (most recent call last):
+  ...
+mxasync.base.MXAsyncError: FullyConnected(fc1): weight has shape (3, 7) but data (2, 5) needs (3, 5)
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from .._util import prod
+from ..functional import FunctionalProperty, defop
+from ..params import Field, OpParam
+
+# the kernels package re-exports functions under its modules' names: bind the modules
+fck = import_module("..kernels.fully_connected", __package__)
+
+__all__: list[str] = []
+
+
+class FullyConnectedParam(OpParam):
+    num_hidden: int = Field(ge=1)
+    no_bias: bool = False
+    flatten: bool = True
+
+
+class _FCProperty(FunctionalProperty):
+    def infer_shape(self, in_shapes):
+        p = self.params
+        d, w = in_shapes[0], in_shapes[1]
+        b = in_shapes[2] if len(in_shapes) > 2 else None
+        if d is None:
+            return list(in_shapes), [None], []
+        if len(d) < 1 or (not p.flatten and len(d) < 1):
+            raise self.error(f"data has shape {d}; it needs at least one dimension")
+        k = prod(d[1:]) if p.flatten else d[-1]
+        want = (p.num_hidden, k)
+        if w is not None and tuple(w) != want:
+            raise self.error(f"weight has shape {tuple(w)} but data {tuple(d)} needs {want}")
+        if not p.no_bias and b is not None and tuple(b) != (p.num_hidden,):
+            raise self.error(f"bias has shape {tuple(b)} but num_hidden={p.num_hidden} needs ({p.num_hidden},)")
+        out = (d[0], p.num_hidden) if p.flatten else tuple(d[:-1]) + (p.num_hidden,)
+        ins = [d, want] + ([] if p.no_bias else [(p.num_hidden,)])
+        return ins, [out], []
+
+
+def _fc_fwd(xp, p, data, weight, bias=None):
+    return fck.fully_connected(xp, data, weight, bias, num_hidden=p.num_hidden, no_bias=p.no_bias, flatten=p.flatten)
+
+
+def _fc_bwd(xp, p, og, ins, outs):
+    gd, gw, gb = fck.fully_connected_backward(xp, og[0], ins[0], ins[1], num_hidden=p.num_hidden,
+                                              no_bias=p.no_bias, flatten=p.flatten)
+    return [gd, gw] if p.no_bias else [gd, gw, gb]
+
+
+defop("FullyConnected", param=FullyConnectedParam, base=_FCProperty, arguments=("data", "weight", "bias"),
+      args=lambda p: ["data", "weight"] if p.no_bias else ["data", "weight", "bias"], deps="og,in",
+      fwd=_fc_fwd, bwd=_fc_bwd, doc="``out = dot(data, weight.T) + bias`` (data flattened to 2-D unless flatten=False).")
+
+
+class DotParam(OpParam):
+    transpose_a: bool = False
+    transpose_b: bool = False
+    forward_stype: str | None = None
+
+
+def _t(x, flag, batch=False):
+    if not flag:
+        return x
+    return x.swapaxes(-1, -2) if batch else x.T
+
+
+class _DotProperty(FunctionalProperty):
+    arguments = ("lhs", "rhs")
+    batch = False
+
+    def infer_shape(self, in_shapes):
+        a, b = in_shapes
+        if a is None or b is None:
+            return list(in_shapes), [None], []
+        p = self.params
+        if self.batch:
+            if len(a) != 3 or len(b) != 3 or a[0] != b[0]:
+                raise self.error(f"lhs {a} and rhs {b} must be 3-D with the same batch size")
+            m, k = (a[2], a[1]) if p.transpose_a else (a[1], a[2])
+            k2, n = (b[2], b[1]) if p.transpose_b else (b[1], b[2])
+            out = (a[0], m, n)
+        else:
+            if p.transpose_a:
+                a2 = tuple(reversed(a))
+            else:
+                a2 = a
+            b2 = tuple(reversed(b)) if p.transpose_b else b
+            k, k2 = a2[-1], b2[0]
+            out = tuple(a2[:-1]) + tuple(b2[1:])
+        if k != k2:
+            raise self.error(f"lhs {a} and rhs {b} (transpose_a={p.transpose_a}, transpose_b={p.transpose_b}) "
+                             f"have inner dimensions {k} and {k2}")
+        return [a, b], [out or (1,)], []
+
+
+def _dot_fwd(xp, p, a, b):
+    a2 = xp.transpose(a) if p.transpose_a else a
+    b2 = xp.transpose(b) if p.transpose_b else b
+    y = xp.tensordot(a2, b2, axes=1)
+    return y.reshape(1) if y.ndim == 0 else y
+
+
+def _dot_bwd(xp, p, og, ins, outs):
+    a, b = ins
+    a2 = xp.transpose(a) if p.transpose_a else a
+    b2 = xp.transpose(b) if p.transpose_b else b
+    g = og[0].reshape(a2.shape[:-1] + b2.shape[1:])
+    na, nb = a2.ndim - 1, b2.ndim - 1
+    ga2 = xp.tensordot(g, b2, axes=(tuple(range(na, na + nb)), tuple(range(1, nb + 1))))
+    gb2 = xp.tensordot(a2, g, axes=(tuple(range(na)), tuple(range(na))))
+    return [xp.transpose(ga2) if p.transpose_a else ga2, xp.transpose(gb2) if p.transpose_b else gb2]
+
+
+defop("dot", param=DotParam, base=_DotProperty, arguments=("lhs", "rhs"), deps="og,in", fwd=_dot_fwd, bwd=_dot_bwd,
+      doc="Dot product: the last axis of lhs with the first axis of rhs (after optional transposes).")
+
+
+def _bdot_fwd(xp, p, a, b):
+    return xp.matmul(_t(a, p.transpose_a, True), _t(b, p.transpose_b, True))
+
+
+def _bdot_bwd(xp, p, og, ins, outs):
+    a, b = ins
+    g = og[0]
+    a2, b2 = _t(a, p.transpose_a, True), _t(b, p.transpose_b, True)
+    ga2 = xp.matmul(g, b2.swapaxes(-1, -2))
+    gb2 = xp.matmul(a2.swapaxes(-1, -2), g)
+    return [_t(ga2, p.transpose_a, True), _t(gb2, p.transpose_b, True)]
+
+
+defop("batch_dot", param=DotParam, base=_DotProperty, arguments=("lhs", "rhs"), deps="og,in", batch=True,
+      fwd=_bdot_fwd, bwd=_bdot_bwd, doc="Batched matrix product of (B, M, K) and (B, K, N) arrays.")

@@ -1,0 +1,3 @@
+"""Random samplers (MXNet's src/operator/random): scalar-parameter and per-element distributions."""
+
+from . import distributions, samplers  # noqa: F401

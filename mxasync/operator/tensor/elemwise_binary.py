@@ -1,0 +1,218 @@
+"""Binary ops: ``elemwise_*`` (same shapes), ``broadcast_*`` (NumPy broadcasting) and ``_*_scalar``.
+
+One row per operation gives the forward and both gradients; the three op
+kinds are generated from it.  ``elemwise_add`` on same-shape inputs is the
+imperative hot path: shape inference is one tuple compare and forward is
+``xp.add(a, b, out=c)``.
+
+>>> from mxasync.operator import get_op
+>>> get_op("broadcast_mul").prepare().infer_shape([(2, 1, 3), (4, 1)])
+([(2, 1, 3), (4, 1)], [(2, 4, 3)], [])
+>>> get_op("_rminus_scalar").prepare(scalar="1").params.scalar
+1.0
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._util import broadcast_shape, unbroadcast
+from ..base import ADD_TO, NULL, WRITE_INPLACE, WRITE_TO
+from ..functional import FunctionalOperator, FunctionalProperty, defop
+from ..params import OpParam
+
+__all__ = ["BINARY_OPS", "SCALAR_OPS"]
+
+
+def _zeros(xp, a, b, y, g):
+    return None, None
+
+
+def _cmp(f):
+    return lambda xp, a, b: f(xp, a, b).astype(a.dtype if hasattr(a, "dtype") else b.dtype)
+
+
+# name: (forward(xp, a, b), grads(xp, a, b, y, og) -> (ga, gb), ufunc for direct writes, elemwise aliases, broadcast aliases)
+BINARY_OPS = {
+    "add": (lambda xp, a, b: a + b, lambda xp, a, b, y, g: (g, g), "add",
+            ("_plus", "_add", "_Plus"), ("broadcast_plus",)),
+    "sub": (lambda xp, a, b: a - b, lambda xp, a, b, y, g: (g, -g), "subtract",
+            ("_minus", "_sub", "_Minus"), ("broadcast_minus",)),
+    "mul": (lambda xp, a, b: a * b, lambda xp, a, b, y, g: (g * b, g * a), "multiply", ("_mul", "_Mul"), ()),
+    "div": (lambda xp, a, b: a / b, lambda xp, a, b, y, g: (g / b, -g * a / (b * b)), "divide",
+            ("_div", "_Div"), ()),
+    "mod": (lambda xp, a, b: xp.mod(a, b), lambda xp, a, b, y, g: (g, -g * xp.floor(a / b)), "mod",
+            ("_mod",), ()),
+    "power": (lambda xp, a, b: xp.power(a, b),
+              lambda xp, a, b, y, g: (g * b * xp.power(a, b - 1), g * y * xp.log(a)), "power",
+              ("_power", "_Power"), ()),
+    "maximum": (lambda xp, a, b: xp.maximum(a, b), lambda xp, a, b, y, g: (g * (a >= b), g * (a < b)), "maximum",
+                ("_maximum", "_Maximum"), ()),
+    "minimum": (lambda xp, a, b: xp.minimum(a, b), lambda xp, a, b, y, g: (g * (a <= b), g * (a > b)), "minimum",
+                ("_minimum", "_Minimum"), ()),
+    "hypot": (lambda xp, a, b: xp.hypot(a, b), lambda xp, a, b, y, g: (g * a / y, g * b / y), "hypot",
+              ("_hypot", "_Hypot"), ()),
+    "equal": (_cmp(lambda xp, a, b: a == b), _zeros, None, ("_equal",), ()),
+    "not_equal": (_cmp(lambda xp, a, b: a != b), _zeros, None, ("_not_equal",), ()),
+    "greater": (_cmp(lambda xp, a, b: a > b), _zeros, None, ("_greater",), ()),
+    "greater_equal": (_cmp(lambda xp, a, b: a >= b), _zeros, None, ("_greater_equal",), ()),
+    "lesser": (_cmp(lambda xp, a, b: a < b), _zeros, None, ("_lesser",), ()),
+    "lesser_equal": (_cmp(lambda xp, a, b: a <= b), _zeros, None, ("_lesser_equal",), ()),
+    "logical_and": (_cmp(lambda xp, a, b: (a != 0) & (b != 0)), _zeros, None, ("_logical_and",), ()),
+    "logical_or": (_cmp(lambda xp, a, b: (a != 0) | (b != 0)), _zeros, None, ("_logical_or",), ()),
+    "logical_xor": (_cmp(lambda xp, a, b: (a != 0) ^ (b != 0)), _zeros, None, ("_logical_xor",), ()),
+}
+
+# MXNet names the same-shape ops elemwise_add/sub/mul/div and _<name> for the rest
+_ELEMWISE_NAME = {k: f"elemwise_{k}" if k in ("add", "sub", "mul", "div") else f"_{k}" for k in BINARY_OPS}
+
+
+class _BinaryOperator(FunctionalOperator):
+    __slots__ = ("ufunc",)
+
+    def forward(self, op_ctx, in_data, req, out_data, aux):
+        r = req[0]
+        if r is WRITE_TO or r is WRITE_INPLACE:
+            self.ufunc(in_data[0], in_data[1], out=out_data[0])
+        elif r is ADD_TO:
+            out_data[0] += self.ufunc(in_data[0], in_data[1])
+        elif r is not NULL:
+            FunctionalOperator.forward(self, op_ctx, in_data, req, out_data, aux)
+
+
+class _BinaryProperty(FunctionalProperty):
+    arguments = ("lhs", "rhs")
+    ufunc_name: str | None = None
+    broadcast = False
+
+    def infer_shape(self, in_shapes):
+        a, b = in_shapes
+        if a == b:
+            return [a, a], [a], []
+        if a is None or b is None:
+            if self.broadcast:
+                return [a, b], [None], []
+            s = a if b is None else b
+            return [s, s], [s], []
+        if not self.broadcast:
+            raise self.error(f"lhs and rhs must have the same shape, got lhs {a} and rhs {b} "
+                             "(use broadcast_* for broadcasting)")
+        return [a, b], [broadcast_shape(self, a, b)], []
+
+    def infer_type(self, in_types):
+        a, b = in_types
+        if a == b or b is None:
+            return [a, a], [a], []
+        if a is None:
+            return [b, b], [b], []
+        raise self.error(f"lhs has dtype {a} but rhs has dtype {b}")
+
+    def create_operator(self, ctx):
+        op = super().create_operator(ctx)
+        if self.ufunc_name is None or op.fwd is not type(self).fwd:
+            return op
+        fast = _BinaryOperator(self, op.xp, op.fwd, op.bwd)
+        fast.ufunc = getattr(op.xp, self.ufunc_name)
+        return fast
+
+
+def _fwd2(f):
+    return lambda xp, p, a, b: f(xp, a, b)
+
+
+def _bwd2(grad, reduce: bool):
+    def bwd(xp, p, og, ins, outs):
+        a, b = ins
+        ga, gb = grad(xp, a, b, outs[0], og[0])
+        if reduce:
+            ga = None if ga is None else unbroadcast(xp, xp.broadcast_to(ga, outs[0].shape), a.shape)
+            gb = None if gb is None else unbroadcast(xp, xp.broadcast_to(gb, outs[0].shape), b.shape)
+        return [ga, gb]
+
+    return bwd
+
+
+for _k, (_f, _g, _uf, _ealias, _balias) in BINARY_OPS.items():
+    _deps = "og" if _k in ("add", "sub") else "og,in,out"
+    defop(_ELEMWISE_NAME[_k], fwd=_fwd2(_f), bwd=_bwd2(_g, False), base=_BinaryProperty, deps=_deps,
+          arguments=("lhs", "rhs"), aliases=_ealias, ufunc_name=_uf, inplace=_k in ("add", "sub", "mul"),
+          doc=f"Elementwise {_k} of two arrays of the same shape.")
+    defop(f"broadcast_{_k}", fwd=_fwd2(_f), bwd=_bwd2(_g, True), base=_BinaryProperty, deps="og,in,out",
+          arguments=("lhs", "rhs"), aliases=_balias, ufunc_name=_uf, broadcast=True,
+          doc=f"Elementwise {_k} with NumPy broadcasting.")
+
+
+class ScalarParam(OpParam):
+    scalar: float = 1.0
+    is_int: bool = True
+
+
+# scalar op name: (forward(xp, x, s), grad(xp, x, s, y, og)); "_r*" ops put the scalar on the left
+SCALAR_OPS = {
+    "_plus_scalar": (lambda xp, x, s: x + s, lambda xp, x, s, y, g: g),
+    "_minus_scalar": (lambda xp, x, s: x - s, lambda xp, x, s, y, g: g),
+    "_rminus_scalar": (lambda xp, x, s: s - x, lambda xp, x, s, y, g: -g),
+    "_mul_scalar": (lambda xp, x, s: x * s, lambda xp, x, s, y, g: g * s),
+    "_div_scalar": (lambda xp, x, s: x / s, lambda xp, x, s, y, g: g / s),
+    "_rdiv_scalar": (lambda xp, x, s: s / x, lambda xp, x, s, y, g: -g * y / x),
+    "_mod_scalar": (lambda xp, x, s: xp.mod(x, s), lambda xp, x, s, y, g: g),
+    "_rmod_scalar": (lambda xp, x, s: xp.mod(s, x), lambda xp, x, s, y, g: -g * xp.floor(s / x)),
+    "_power_scalar": (lambda xp, x, s: xp.power(x, s), lambda xp, x, s, y, g: g * s * xp.power(x, s - 1)),
+    "_rpower_scalar": (lambda xp, x, s: xp.power(s, x), lambda xp, x, s, y, g: g * y * xp.log(s)),
+    "_maximum_scalar": (lambda xp, x, s: xp.maximum(x, s), lambda xp, x, s, y, g: g * (x >= s)),
+    "_minimum_scalar": (lambda xp, x, s: xp.minimum(x, s), lambda xp, x, s, y, g: g * (x <= s)),
+    "_hypot_scalar": (lambda xp, x, s: xp.hypot(x, s), lambda xp, x, s, y, g: g * x / y),
+    "_equal_scalar": (lambda xp, x, s: x == s, None),
+    "_not_equal_scalar": (lambda xp, x, s: x != s, None),
+    "_greater_scalar": (lambda xp, x, s: x > s, None),
+    "_greater_equal_scalar": (lambda xp, x, s: x >= s, None),
+    "_lesser_scalar": (lambda xp, x, s: x < s, None),
+    "_lesser_equal_scalar": (lambda xp, x, s: x <= s, None),
+    "_logical_and_scalar": (lambda xp, x, s: (x != 0) & (s != 0), None),
+    "_logical_or_scalar": (lambda xp, x, s: (x != 0) | (s != 0), None),
+    "_logical_xor_scalar": (lambda xp, x, s: (x != 0) ^ (s != 0), None),
+}
+_SCALAR_ALIASES = {"_plus_scalar": ("_PlusScalar",), "_minus_scalar": ("_MinusScalar",),
+                   "_rminus_scalar": ("_RMinusScalar",), "_mul_scalar": ("_MulScalar",),
+                   "_div_scalar": ("_DivScalar",), "_rdiv_scalar": ("_RDivScalar",),
+                   "_power_scalar": ("_PowerScalar",), "_rpower_scalar": ("_RPowerScalar",),
+                   "_maximum_scalar": ("_MaximumScalar",), "_minimum_scalar": ("_MinimumScalar",)}
+
+
+class _ScalarProperty(FunctionalProperty):
+    def infer_shape(self, in_shapes):
+        s = in_shapes[0]
+        return [s], [s], []
+
+    def infer_type(self, in_types):
+        t = in_types[0]
+        return [t], [t], []
+
+
+def _scalar_as(x, scalar: float):
+    """MXNet converts the scalar to the array's dtype first: on int32, ``u * 1.9`` is ``u * 1``
+    and ``u == 1.5`` is ``u == 1`` (a C cast: toward zero, wrapping for unsigned)."""
+    if x.dtype.kind not in "iub":
+        return scalar
+    with np.errstate(all="ignore"):
+        return np.asarray(scalar, dtype=np.float64).astype(x.dtype)[()]
+
+
+def _sfwd(f):
+    def fwd(xp, p, x):
+        y = f(xp, x, _scalar_as(x, p.scalar))
+        return y if y.dtype == x.dtype else y.astype(x.dtype)
+
+    return fwd
+
+
+def _sbwd(g):
+    if g is None:
+        return lambda xp, p, og, ins, outs: [None]
+    return lambda xp, p, og, ins, outs: [g(xp, ins[0], p.scalar, outs[0], og[0])]
+
+
+for _k, (_f, _g) in SCALAR_OPS.items():
+    defop(_k, fwd=_sfwd(_f), bwd=_sbwd(_g), param=ScalarParam, base=_ScalarProperty, inplace=True,
+          aliases=_SCALAR_ALIASES.get(_k, ()), deps="og,in,out",
+          doc=f"{_k.strip('_').replace('_', ' ')} of an array and ``scalar``.")
