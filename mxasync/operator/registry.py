@@ -23,6 +23,7 @@ from pydantic_core import PydanticUndefined
 
 from ..base import MXAsyncError
 from .base import OperatorProperty
+from .param_docs import describe_field, describe_type, sentence
 from .params import NoParam, OpParam, format_value, parse_params
 
 __all__ = ["OpDef", "register_op", "get_op", "list_ops", "register_override", "find_override"]
@@ -160,11 +161,11 @@ class OpDef:
                 lines.append(f"{a} : NDArray or Symbol")
                 lines.append("    Input.")
             for fname, field in self.param_cls.model_fields.items():
-                ann = getattr(field.annotation, "__name__", None) or str(field.annotation).replace("typing.", "")
                 req = "required" if field.is_required() else f"default={format_value(field.default)}"
-                lines.append(f"{fname} : {ann}, {req}")
-                if field.description:
-                    lines.append(f"    {field.description}")
+                lines.append(f"{fname} : {describe_type(field.annotation)}, {req}")
+                meaning = describe_field(self.name, fname, field)
+                if meaning:
+                    lines.append(f"    {sentence(meaning)}")
             self._docstring = "\n".join(lines)
         return self._docstring
 
