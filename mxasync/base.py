@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["MXAsyncError", "MXNetError", "MXAsyncValueError", "env_int", "env_float", "env_str", "env_bool"]
+__all__ = [
+    "MXAsyncError", "MXNetError", "MXAsyncValueError", "MXAsyncOSError", "env_int", "env_float", "env_str", "env_bool",
+]
 
 
 class MXAsyncError(RuntimeError):
@@ -24,6 +26,14 @@ MXNetError = MXAsyncError
 class MXAsyncValueError(MXAsyncError, ValueError):
     """A bad value where MXNet (or numpy under it) raises ``ValueError``: both, so either
     ``except`` clause keeps working."""
+
+
+class MXAsyncOSError(MXAsyncError, OSError):
+    """A file could not be read or written: an ``MXNetError`` (as MXNet raises) that is also an
+    ``OSError`` carrying ``errno`` and the user's file name."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if len(self.args) == 1 else OSError.__str__(self)
 
 
 def _lookup(names: tuple[str, ...]) -> str | None:

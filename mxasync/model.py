@@ -19,11 +19,9 @@ never sees half a checkpoint file; MXNet 1.9 reads ours and we read its.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from typing import Any, NamedTuple
 
+from .atomic import write_file
 from .base import MXAsyncError
 from .ndarray import NDArray
 from .ndarray import load as nd_load
@@ -52,28 +50,12 @@ def checkpoint_paths(prefix: str, epoch: int) -> tuple[str, str]:
     return f"{prefix}-symbol.json", f"{prefix}-{int(epoch):04d}.params"
 
 
-def _write_text_atomic(path: str, text: str) -> None:
-    path = os.path.abspath(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=os.path.dirname(path))
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def save_checkpoint(prefix: str, epoch: int, symbol, arg_params: dict[str, NDArray],
                     aux_params: dict[str, NDArray], remove_amp_cast: bool = True) -> None:
     """Write ``prefix-symbol.json`` (when ``symbol`` is not None) and ``prefix-%04d.params``."""
     sym_path, params_path = checkpoint_paths(prefix, epoch)
     if symbol is not None:
-        _write_text_atomic(sym_path, symbol.tojson())
+        write_file(sym_path, symbol.tojson())
     save_dict = {f"arg:{k}": v.as_in_context(cpu()) for k, v in arg_params.items()}
     save_dict.update({f"aux:{k}": v.as_in_context(cpu()) for k, v in (aux_params or {}).items()})
     nd_save(params_path, save_dict)

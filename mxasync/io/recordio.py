@@ -32,6 +32,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from ..atomic import AtomicFile
 from ..base import MXAsyncError
 from .recordio_format import MAGIC, decode_record, encode_record
 from .recordio_pack import IRHeader, pack, pack_img, unpack, unpack_img
@@ -49,11 +50,12 @@ class _OwnedWriter:
     """A binary writer with its own buffer that only the creating process flushes.
 
     A forked child inherits the buffer; flushing it there would write the same
-    bytes twice, so a child only closes its copy of the descriptor.
+    bytes twice, so a child only closes its copy of the descriptor. The file is an
+    :class:`~mxasync.atomic.AtomicFile`: it appears, whole, at ``close``.
     """
 
     def __init__(self, path: str) -> None:
-        self.raw = open(path, "wb", buffering=0)  # noqa: SIM115 -- closed by close()
+        self.raw = AtomicFile(path, "wb", buffering=0)
         self.buf = bytearray()
         self.pid = os.getpid()
 
@@ -74,8 +76,13 @@ class _OwnedWriter:
     def close(self) -> None:
         try:
             self.flush()
-        finally:
-            self.raw.close()
+        except BaseException:
+            self.raw.discard()
+            raise
+        self.raw.commit()
+
+    def discard(self) -> None:
+        self.raw.discard()
 
 
 class MXRecordIO:
@@ -119,6 +126,14 @@ class MXRecordIO:
         self.is_open = False
         fh, self._fh = self._fh, None
         fh.close()
+
+    def discard(self) -> None:
+        """Close a writer without publishing what it wrote (the old file, if any, stays)."""
+        if not self.is_open:
+            return
+        self.is_open = False
+        fh, self._fh = self._fh, None
+        fh.discard() if isinstance(fh, _OwnedWriter) else fh.close()
 
     def __del__(self) -> None:
         try:
@@ -265,6 +280,16 @@ class MXIndexedRecordIO(MXRecordIO):
             fidx, self._fidx = self._fidx, None
             if fidx is not None:
                 fidx.close()
+
+    def discard(self) -> None:
+        if not self.is_open:
+            return
+        try:
+            super().discard()
+        finally:
+            fidx, self._fidx = self._fidx, None
+            if fidx is not None:
+                fidx.discard()
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..atomic import write_file
 from ..base import MXAsyncError
 from ..ndarray.ndarray import NDArray
 
@@ -210,8 +211,7 @@ class KVStoreBase:
     def save_optimizer_states(self, fname: str, dump_optimizer: bool = False) -> None:
         """Write the updater's states (and the optimizer when ``dump_optimizer``) to ``fname``."""
         updater = self._need_updater("save_optimizer_states")
-        with open(fname, "wb") as f:
-            f.write(_get_states(updater, dump_optimizer))
+        write_file(fname, _get_states(updater, dump_optimizer))
 
     def load_optimizer_states(self, fname: str) -> None:
         updater = self._need_updater("load_optimizer_states")

@@ -18,6 +18,7 @@ import logging
 import warnings
 from collections.abc import Sequence
 
+from ..atomic import write_file
 from ..base import MXAsyncError
 from ..io.base import DataDesc
 from ..model import load_checkpoint
@@ -324,8 +325,7 @@ class Module(BaseModule):
         if self._update_on_kvstore:
             self._kvstore.save_optimizer_states(fname)
         else:
-            with open(fname, "wb") as f:
-                f.write(self._updater.get_states())
+            write_file(fname, self._updater.get_states())
 
     def load_optimizer_states(self, fname: str) -> None:
         self._need("load_optimizer_states", optimizer=True)

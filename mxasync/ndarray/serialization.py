@@ -31,15 +31,14 @@ a dict whose values are numpy arrays, ``(array, (dev_type, dev_id))`` pairs or `
 
 from __future__ import annotations
 
-import contextlib
 import os
 import struct
-import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from typing import IO, Any, NamedTuple, Union
 
 import numpy as np
 
+from mxasync.atomic import AtomicFile
 from mxasync.base import MXAsyncError
 
 __all__ = [
@@ -186,34 +185,14 @@ def dumps_arrays(data: SaveData, *, np_shape: bool = False) -> bytes:
     return b"".join(parts)
 
 
-def _umask() -> int:
-    # Read without os.umask(), which would briefly change it for every thread.
-    with contextlib.suppress(OSError, ValueError), open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    return 0o022
-
-
 def save_arrays(target: str | os.PathLike[str] | IO[bytes], data: SaveData, *, np_shape: bool = False) -> None:
     """Write ``data`` to a path (atomically: temp file in the same folder, then os.replace) or a binary file."""
     items, names = _normalise(data, np_shape)
     if hasattr(target, "write"):
         _write_all(target.write, items, names, np_shape)  # type: ignore[union-attr]
         return
-    path = os.path.abspath(os.fspath(target))
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=os.path.dirname(path))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            _write_all(f.write, items, names, np_shape)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with AtomicFile(target, "wb") as f:
+        _write_all(f.write, items, names, np_shape)
 
 
 # ----------------------------------------------------------------------------- loading

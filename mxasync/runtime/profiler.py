@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import threading
 import time
 
+from ..atomic import write_file
 from ..base import MXAsyncError
 
 __all__ = ["Profiler", "set_config", "set_state", "state", "dump", "dumps", "pause", "resume"]
@@ -123,16 +123,6 @@ def dumps(reset: bool = False) -> str:
 
 def dump(finished: bool = True) -> None:
     """Write the Chrome trace to the configured file, atomically."""
-    path = _PROFILER.filename
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".trace-", dir=directory)
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(_PROFILER.trace(), f)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_file(_PROFILER.filename, json.dumps(_PROFILER.trace()))
     if finished:
         _PROFILER._records.clear()

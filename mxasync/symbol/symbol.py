@@ -210,8 +210,9 @@ class Symbol(ArithMixin):
         return to_json(self)
 
     def save(self, fname: str) -> None:
-        with open(fname, "w") as f:
-            f.write(self.tojson())
+        from ..atomic import write_file
+
+        write_file(fname, self.tojson())
 
     def debug_str(self) -> str:
         lines = ["Symbol Outputs:"] + [f"\toutput[{i}]={n}" for i, n in enumerate(self.list_outputs())]

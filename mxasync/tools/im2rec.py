@@ -27,6 +27,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+from ..atomic import atomic_open
 from ..io.image import codec
 from ..io.image.augment import center_crop, resize_short
 from ..io.recordio import IRHeader, MXIndexedRecordIO, pack
@@ -59,7 +60,7 @@ def list_images(root: str, recursive: bool, exts: Sequence[str]) -> Iterator[Lis
 
 def write_list(path: str, items: Sequence[ListItem]) -> None:
     """Write ``.lst`` lines ``index<TAB>labels...<TAB>path``."""
-    with open(path, "w", encoding="utf-8") as f:
+    with atomic_open(path, "w") as f:
         for index, rel, labels in items:
             f.write("\t".join([str(index), *(f"{v:f}" for v in labels), rel]) + "\n")
 
@@ -141,8 +142,10 @@ def pack_list(lst_path: str, args: argparse.Namespace) -> int:
                     count += 1
                     if count % 1000 == 0:
                         print(f"im2rec: {count} images packed into {base}.rec", file=sys.stderr)
-    finally:
-        writer.close()
+    except BaseException:
+        writer.discard()  # never publish a half-packed .rec/.idx
+        raise
+    writer.close()
     return count
 
 

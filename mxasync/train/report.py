@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import numpy as np
+
+from ..atomic import write_file
 
 __all__ = ["evaluate", "MetricsLog", "plot_curves"]
 
@@ -36,11 +39,15 @@ class MetricsLog:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.rows: list[dict] = []
+        self._text: str | None = None
 
     def append(self, **row) -> None:
+        # Rewritten whole (atomically) each time: a killed run never leaves half a line.
+        if self._text is None:
+            self._text = self.path.read_text() if self.path.is_file() else ""
         self.rows.append(row)
-        with open(self.path, "a") as f:
-            f.write(json.dumps(row) + "\n")
+        self._text += json.dumps(row) + "\n"
+        write_file(self.path, self._text)
 
 
 def plot_curves(rows: list[dict], path: str | Path) -> bool:
@@ -62,6 +69,8 @@ def plot_curves(rows: list[dict], path: str | Path) -> bool:
         ax.grid(alpha=0.3)
         ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    buf = io.BytesIO()
+    fig.savefig(buf, dpi=100, format=Path(path).suffix[1:].lower() or "png")
+    write_file(path, buf.getvalue())
     plt.close(fig)
     return True

@@ -341,3 +341,23 @@ def test_unpack_img_flags_and_bgr():
     assert gray.shape == (4, 5) and abs(int(gray[0, 0]) - round(0.114 * 200)) <= 1
     with pytest.raises(MXAsyncError, match="cannot decode"):
         unpack_img(pack(IRHeader(0, 0, 0, 0), b"not an image"))
+
+
+def test_writer_publishes_whole_file_at_close(tmp_path):
+    from mxasync.io.recordio import MXIndexedRecordIO
+
+    rec, idx = str(tmp_path / "a.rec"), str(tmp_path / "a.idx")
+    w = MXIndexedRecordIO(idx, rec, "w")
+    w.write_idx(0, b"first")
+    w.close()
+    w = MXIndexedRecordIO(idx, rec, "w")
+    w.write_idx(0, b"second, unfinished")
+    assert sorted(os.listdir(tmp_path))[-2:] == ["a.idx", "a.rec"]
+    r = MXIndexedRecordIO(idx, rec, "r")
+    assert r.read_idx(0) == b"first"  # a reader never sees the half-written file
+    r.close()
+    w.discard()
+    assert sorted(os.listdir(tmp_path)) == ["a.idx", "a.rec"]
+    r = MXIndexedRecordIO(idx, rec, "r")
+    assert r.read_idx(0) == b"first"
+    r.close()

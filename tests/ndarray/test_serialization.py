@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mxasync import atomic
 from mxasync.base import MXAsyncError
 from mxasync.ndarray import serialization as ser
 from mxasync.ndarray.serialization import ArrayRecord, dumps_arrays, load_arrays, loads_arrays, save_arrays
@@ -126,7 +127,7 @@ def test_save_to_file_objects_and_paths(tmp_path: Path) -> None:
     save_arrays(tmp_path / "x.params", {"w": np.ones(3)})
     assert load_arrays(str(tmp_path / "x.params"))["w"].array.tolist() == [1.0, 1.0, 1.0]
     assert os.listdir(tmp_path) == ["x.params"]
-    assert (tmp_path / "x.params").stat().st_mode & 0o777 == 0o666 & ~ser._umask()
+    assert (tmp_path / "x.params").stat().st_mode & 0o777 == 0o666 & ~atomic._umask()
 
 
 def test_save_refuses_bad_input(tmp_path: Path) -> None:
