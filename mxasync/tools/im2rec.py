@@ -145,6 +145,9 @@ def pack_list(lst_path: str, args: argparse.Namespace) -> int:
     except BaseException:
         writer.discard()  # never publish a half-packed .rec/.idx
         raise
+    if count == 0:
+        writer.discard()  # an empty pack would replace a good .rec with nothing: keep what is there
+        return 0
     writer.close()
     return count
 
@@ -195,10 +198,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not lists:
         print(f"im2rec: no .lst file matches {args.prefix!r}; create one with --list", file=sys.stderr)
         return 1
+    status = 0
     for lst in lists:
         n = pack_list(lst, args)
-        print(f"im2rec: packed {n} images from {lst} into {os.path.splitext(lst)[0]}.rec")
-    return 0
+        rec = f"{os.path.splitext(lst)[0]}.rec"
+        if n == 0:
+            kept = "; the existing one is kept" if os.path.exists(rec) else ""
+            print(f"im2rec: no image of {lst} could be packed (missing or unreadable files under "
+                  f"{args.root!r}?): {rec} not written{kept}", file=sys.stderr)
+            status = 1
+        else:
+            print(f"im2rec: packed {n} images from {lst} into {rec}")
+    return status
 
 
 if __name__ == "__main__":

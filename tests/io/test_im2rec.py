@@ -156,3 +156,20 @@ def test_multi_label_list(tree, pack_label):
         assert header.flag == 2 and header.label.tolist() == [1.0, 2.5]
     else:
         assert header.flag == 0 and header.label == 1.0
+
+
+def test_packing_nothing_keeps_the_existing_rec_and_fails(tree, tmp_path, capsys):
+    root, prefix = tree
+    os.makedirs(os.path.dirname(prefix))
+    im2rec.main(["--list", "--recursive", "--no-shuffle", prefix, root])
+    assert im2rec.main([prefix, root]) == 0
+    before = {ext: open(prefix + ext, "rb").read() for ext in (".rec", ".idx")}
+    capsys.readouterr()
+    # the same list against a folder where none of its images are: nothing can be packed
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert im2rec.main([prefix, str(empty)]) == 1
+    err = capsys.readouterr().err
+    assert f"{prefix}.rec not written; the existing one is kept" in err
+    assert {ext: open(prefix + ext, "rb").read() for ext in (".rec", ".idx")} == before
+    assert not [f for f in os.listdir(os.path.dirname(prefix)) if ".tmp-" in f]  # no temporary left behind
