@@ -4,7 +4,11 @@ A forward kernel is ``fwd(xp, p, *inputs) -> array | tuple`` (``fwd(xp, p,
 op_ctx, *inputs)`` with ``wants_ctx=True``); a backward kernel is ``bwd(xp, p,
 out_grads, inputs, outputs) -> list`` of input gradients (None means zero).
 The operator stores results with :func:`~mxasync.operator.base.assign`, so
-every op honours ``req`` the same way.  A backend overrides the kernels under
+every op honours ``req`` the same way.  Kernels declared with ``fwd_out`` take
+``out=`` (the output array, or None) and may compute straight into it; with
+``bwd_into`` the backward kernel gets ``need`` (per input: is a gradient
+wanted) and ``into`` (per input: the array to write, or None) and may skip or
+write straight into them.  A result that *is* its target is not copied.  A backend overrides the kernels under
 the keys ``name`` and ``name + '.backward'``.
 
 >>> import numpy as np
@@ -23,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .base import ADD_TO, NULL, Operator, OperatorProperty, assign
+from .base import ADD_TO, NULL, WRITE_INPLACE, WRITE_TO, Operator, OperatorProperty, assign
 from .params import NoParam, OpParam
 from .registry import OpDef, find_override, register_op
 
@@ -31,7 +35,7 @@ __all__ = ["defop", "FunctionalProperty", "FunctionalOperator"]
 
 
 class FunctionalOperator(Operator):
-    __slots__ = ("prop", "fwd", "bwd", "xp", "wants_ctx", "nout")
+    __slots__ = ("prop", "fwd", "bwd", "xp", "wants_ctx", "nout", "fwd_out", "bwd_into")
 
     def __init__(self, prop: FunctionalProperty, xp, fwd: Callable, bwd: Callable | None):
         self.prop = prop
@@ -40,8 +44,20 @@ class FunctionalOperator(Operator):
         self.bwd = bwd
         self.wants_ctx = prop.wants_ctx
         self.nout = prop.num_outputs()
+        self.fwd_out = prop.fwd_out if self.nout == 1 else False
+        self.bwd_into = prop.bwd_into
 
     def forward(self, op_ctx, in_data, req, out_data, aux):
+        mode = self.fwd_out
+        if mode:
+            r = req[0]
+            out = out_data[0] if r == WRITE_TO or (r == WRITE_INPLACE and mode == "inplace") else None
+            if self.wants_ctx:
+                res = self.fwd(self.xp, self.prop.params, op_ctx, *in_data, *aux, out=out)
+            else:
+                res = self.fwd(self.xp, self.prop.params, *in_data, *aux, out=out)
+            assign(out_data[0], r, res)
+            return
         if self.wants_ctx:
             res = self.fwd(self.xp, self.prop.params, op_ctx, *in_data, *aux)
         else:
@@ -57,7 +73,14 @@ class FunctionalOperator(Operator):
             raise self.prop.error("this op has no gradient")
         if all(r is NULL or r == 0 for r in req):
             return
-        grads = self.bwd(self.xp, self.prop.params, out_grad, in_data, out_data)
+        mode = self.bwd_into
+        if mode:
+            need = [r != NULL for r in req]
+            into = [o if r == WRITE_TO or (r == WRITE_INPLACE and mode == "inplace") else None
+                    for o, r in zip(in_grad, req, strict=False)]
+            grads = self.bwd(self.xp, self.prop.params, out_grad, in_data, out_data, need, into)
+        else:
+            grads = self.bwd(self.xp, self.prop.params, out_grad, in_data, out_data)
         for g, r, o in zip(grads, req, in_grad, strict=False):
             if r == NULL:
                 continue
@@ -83,6 +106,8 @@ class FunctionalProperty(OperatorProperty):
     wants_ctx: bool = False
     mutates: tuple[int, ...] = ()
     visible: int | None = None
+    fwd_out: bool | str = False   # True: fwd takes out= under WRITE_TO; "inplace": also under WRITE_INPLACE
+    bwd_into: bool | str = False  # True: bwd takes (need, into); "inplace": into also under WRITE_INPLACE
 
     def list_arguments(self) -> list[str]:
         return self.args_fn(self.params) if self.args_fn is not None else list(self.arguments)
@@ -150,20 +175,23 @@ def defop(name: str, *, fwd: Callable, bwd: Callable | None = None, param: type[
           doc: str = "", fwd_res: tuple = (), bwd_res: tuple = (), inplace: bool = False,
           wants_ctx: bool = False, mutates: tuple[int, ...] = (), visible: int | None = None,
           var_args: str | None = None, base: type[FunctionalProperty] = FunctionalProperty,
-          **extra: Any) -> OpDef:
+          fwd_out: bool | str = False, bwd_into: bool | str = False, **extra: Any) -> OpDef:
     """Declare and register an op from kernels.
 
     ``shape(prop, in_shapes)`` returns the output shapes or a full ``(in, out,
     aux)`` triple; ``dtype(prop, in_types)`` returns the triple; ``args(p)``
     lists the arguments when they depend on params; ``deps`` names what backward
-    reads ("og", "in", "out"); ``mutates`` lists inputs written in place.
+    reads ("og", "in", "out"); ``mutates`` lists inputs written in place;
+    ``fwd_out`` / ``bwd_into`` declare kernels that write into the planned
+    arrays (see the module docstring; "inplace" when they stay right when the
+    target is the very array they read, as elementwise kernels do).
     """
     attrs = dict(fwd=staticmethod(fwd), bwd=staticmethod(bwd) if bwd else None,
                  shape_fn=staticmethod(shape) if shape else None, type_fn=staticmethod(dtype) if dtype else None,
                  args_fn=staticmethod(args) if args else None, deps=deps, fwd_res=tuple(fwd_res),
                  bwd_res=tuple(bwd_res), inplace=inplace, wants_ctx=wants_ctx, mutates=tuple(mutates),
                  visible=visible, arguments=tuple(arguments), outputs=tuple(outputs), aux_states=tuple(aux),
-                 key_var_num_args=var_args, __doc__=doc or f"The {name} operator.", **extra)
+                 key_var_num_args=var_args, fwd_out=fwd_out, bwd_into=bwd_into, __doc__=doc or f"The {name} operator.", **extra)
     attrs["__module__"] = fwd.__module__
     cls = type(name.strip("_") + "Property", (base,), attrs)
     register_op(name, aliases=tuple(aliases), param=param, doc=doc)(cls)

@@ -47,6 +47,21 @@ def prod(values: Sequence[int]) -> int:
     return math.prod(int(v) for v in values)
 
 
+def out_view(out: Array | None, shape: Sequence[int], dtype: Any) -> Array | None:
+    """``out`` reshaped to ``shape`` when a kernel may write into it directly, else None.
+
+    A planned output qualifies when it is C-contiguous, has the kernel's result
+    dtype and the same number of elements (so the reshape is a view).
+
+    >>> import numpy as np
+    >>> out_view(np.empty((2, 3)), (3, 2), np.float64).shape, out_view(np.empty((2, 3)).T, (3, 2), np.float64)
+    ((3, 2), None)
+    """
+    if out is None or out.dtype != dtype or not out.flags.c_contiguous or out.size != prod(shape):
+        return None
+    return out.reshape(tuple(shape))
+
+
 def pad_spatial(xp: Any, x: Array, before: Sequence[int], after: Sequence[int], value: float = 0.0) -> Array:
     """Pad the trailing ``len(before)`` axes of ``x``; returns ``x`` itself when no padding is needed."""
     if not any(before) and not any(after):

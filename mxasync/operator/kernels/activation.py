@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ._util import Array, erf, sum_to_shape
+from ._util import Array, erf, out_view, sum_to_shape
 
 ACT_TYPES = ("relu", "sigmoid", "tanh", "softrelu", "softsign")
 LEAKY_TYPES = ("leaky", "prelu", "elu", "selu", "gelu")
@@ -18,13 +18,23 @@ SELU_LAMBDA = 1.0507009873554804934193349852946
 SELU_ALPHA = 1.6732632423543772848170429916717
 
 
-def activation(xp: Any, data: Array, act_type: str) -> Array:
-    """Forward.
+def activation(xp: Any, data: Array, act_type: str, out: Array | None = None) -> Array:
+    """Forward; relu, sigmoid and tanh write into ``out`` (which may be ``data`` itself) when it fits.
 
     >>> import numpy as np
     >>> activation(np, np.array([-1., 0., 2.]), "relu")
     array([0., 0., 2.])
     """
+    out = out_view(out, data.shape, data.dtype)
+    if out is not None and act_type in ("relu", "sigmoid", "tanh"):
+        if act_type == "relu":
+            return xp.maximum(data, 0, out=out)
+        if act_type == "tanh":
+            return xp.tanh(data, out=out)
+        xp.negative(data, out=out)
+        xp.exp(out, out=out)
+        out += 1.0
+        return xp.reciprocal(out, out=out)
     if act_type == "relu":
         return xp.maximum(data, 0)
     if act_type == "sigmoid":
@@ -39,9 +49,13 @@ def activation(xp: Any, data: Array, act_type: str) -> Array:
     raise ValueError(f"Activation: act_type must be one of {ACT_TYPES}, got {act_type!r}")
 
 
-def activation_backward(xp: Any, out_grad: Array, out: Array, act_type: str) -> Array:
-    """Gradient w.r.t. ``data`` from the forward output ``out``."""
+def activation_backward(xp: Any, out_grad: Array, out: Array, act_type: str, into: Array | None = None) -> Array:
+    """Gradient w.r.t. ``data`` from the forward output ``out``; relu's goes into ``into`` when it fits
+    (``into`` may be ``out_grad`` itself)."""
     if act_type == "relu":
+        into = out_view(into, out_grad.shape, out_grad.dtype)
+        if into is not None and out.shape == out_grad.shape:
+            return xp.multiply(out_grad, out > 0, out=into)
         return out_grad * (out > 0)
     if act_type == "sigmoid":
         return out_grad * out * (1.0 - out)

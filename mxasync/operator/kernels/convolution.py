@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._conv_core import conv_backward_data, conv_backward_weight, conv_forward
-from ._util import Array, check_layout
+from ._util import Array, check_layout, out_view
 from .im2col import conv_params
 
 
@@ -32,8 +32,9 @@ def convolution(
     num_group: int = 1,
     no_bias: bool = False,
     layout: str | None = None,
+    out: Array | None = None,
 ) -> Array:
-    """Forward convolution by im2col + one batched matmul.
+    """Forward convolution by im2col + one batched matmul (straight into ``out`` when it fits).
 
     >>> import numpy as np
     >>> x = np.arange(16.).reshape(1, 1, 4, 4)
@@ -46,7 +47,7 @@ def convolution(
     kernel, stride, dilate, pad = conv_params(data.ndim - 2, kernel, stride, dilate, pad)
     f = weight.shape[0]
     w_g = weight.reshape(num_group, f // num_group, -1)
-    out = conv_forward(xp, data, w_g, kernel, stride, dilate, pad)
+    out = conv_forward(xp, data, w_g, kernel, stride, dilate, pad, into=out)
     if not no_bias and bias is not None:
         out += bias.reshape(bias_shape(out.ndim))
     return out
@@ -67,18 +68,30 @@ def convolution_backward(
     layout: str | None = None,
     need_data_grad: bool = True,
     need_weight_grad: bool = True,
+    need_bias_grad: bool = True,
+    into: tuple = (None, None, None),
 ) -> tuple[Array | None, Array | None, Array | None]:
-    """Gradients ``(data_grad, weight_grad, bias_grad)``; a part not needed (or no bias) is ``None``."""
+    """Gradients ``(data_grad, weight_grad, bias_grad)``; a part not needed (or no bias) is ``None``.
+
+    ``into`` may name arrays to compute each part straight into.
+    """
     check_layout(layout, "Convolution")
     kernel, stride, dilate, pad = conv_params(data.ndim - 2, kernel, stride, dilate, pad)
     f = weight.shape[0]
     dx = dw = db = None
     if need_data_grad:
         w_g = weight.reshape(num_group, f // num_group, -1)
-        dx = conv_backward_data(xp, out_grad, w_g, data.shape[2:], kernel, stride, dilate, pad)
+        dx = conv_backward_data(xp, out_grad, w_g, data.shape[2:], kernel, stride, dilate, pad, into=into[0])
     if need_weight_grad:
-        dw = conv_backward_weight(xp, data, out_grad, num_group, kernel, stride, dilate, pad)
-        dw = dw.reshape(weight.shape)
-    if not no_bias:
-        db = out_grad.sum(axis=(0,) + tuple(range(2, out_grad.ndim)))
+        dw = conv_backward_weight(xp, data, out_grad, num_group, kernel, stride, dilate, pad, into=into[1])
+        if dw.shape != weight.shape:  # a target written into is returned as it is
+            dw = dw.reshape(weight.shape)
+    if not no_bias and need_bias_grad:
+        axes = (0,) + tuple(range(2, out_grad.ndim))
+        t = out_view(into[2], (f,), out_grad.dtype)
+        if t is None:
+            db = out_grad.sum(axis=axes)
+        else:
+            out_grad.sum(axis=axes, out=t)
+            db = into[2]
     return dx, dw, db

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._util import Array
+from ._util import Array, out_view
 
 
 def _as2d(data: Array, flatten: bool) -> Array:
@@ -25,8 +25,9 @@ def fully_connected(
     num_hidden: int | None = None,
     no_bias: bool = False,
     flatten: bool = True,
+    out: Array | None = None,
 ) -> Array:
-    """Forward.
+    """Forward; computed straight into ``out`` when it fits (see :func:`out_view`).
 
     >>> import numpy as np
     >>> fully_connected(np, np.ones((2, 3)), np.ones((4, 3)), np.arange(4.))
@@ -34,11 +35,16 @@ def fully_connected(
            [3., 4., 5., 6.]])
     """
     x2 = _as2d(data, flatten)
-    out = x2 @ weight.T
-    if not no_bias and bias is not None:
-        out += bias
     shape = (data.shape[0], weight.shape[0]) if flatten else data.shape[:-1] + (weight.shape[0],)
-    return out.reshape(shape)
+    o2 = out_view(out, (x2.shape[0], weight.shape[0]), xp.result_type(x2, weight))
+    if o2 is None:
+        o2 = x2 @ weight.T
+        out = o2.reshape(shape)
+    else:
+        xp.matmul(x2, weight.T, out=o2)
+    if not no_bias and bias is not None:
+        o2 += bias
+    return out
 
 
 def fully_connected_backward(
@@ -51,10 +57,33 @@ def fully_connected_backward(
     flatten: bool = True,
     need_data_grad: bool = True,
     need_weight_grad: bool = True,
+    need_bias_grad: bool = True,
+    into: tuple = (None, None, None),
 ) -> tuple[Array | None, Array | None, Array | None]:
-    """Gradients ``(data_grad, weight_grad, bias_grad)``; parts not needed (or no bias) are ``None``."""
+    """Gradients ``(data_grad, weight_grad, bias_grad)``; parts not needed (or no bias) are ``None``.
+
+    ``into`` may name arrays to compute each part straight into (see :func:`out_view`).
+    """
     dy = out_grad.reshape(-1, weight.shape[0])
-    dx = (dy @ weight).reshape(data.shape) if need_data_grad else None
-    dw = dy.T @ _as2d(data, flatten) if need_weight_grad else None
-    db = None if no_bias else dy.sum(axis=0)
+    dx = dw = db = None
+    if need_data_grad:
+        dx = _mm(xp, dy, weight, into[0], data.shape)
+    if need_weight_grad:
+        dw = _mm(xp, dy.T, _as2d(data, flatten), into[1], weight.shape)
+    if not no_bias and need_bias_grad:
+        t = out_view(into[2], (dy.shape[1],), dy.dtype)
+        if t is None:
+            db = dy.sum(axis=0)
+        else:
+            dy.sum(axis=0, out=t)
+            db = into[2]
     return dx, dw, db
+
+
+def _mm(xp: Any, a: Array, b: Array, into: Array | None, shape: tuple) -> Array:
+    """``a @ b`` shaped ``shape``: written into ``into`` (and that returned) when it fits."""
+    t = out_view(into, (a.shape[0], b.shape[1]), xp.result_type(a, b))
+    if t is None:
+        return (a @ b).reshape(shape)
+    xp.matmul(a, b, out=t)
+    return into

@@ -30,9 +30,10 @@ class ActivationParam(OpParam):
     act_type: Literal["relu", "sigmoid", "tanh", "softrelu", "softsign"]
 
 
-defop("Activation", param=ActivationParam, deps="og,out", inplace=True,
-      fwd=lambda xp, p, x: actk.activation(xp, x, p.act_type),
-      bwd=lambda xp, p, og, ins, outs: [actk.activation_backward(xp, og[0], outs[0], p.act_type)],
+defop("Activation", param=ActivationParam, deps="og,out", inplace=True, fwd_out="inplace", bwd_into="inplace",
+      fwd=lambda xp, p, x, out=None: actk.activation(xp, x, p.act_type, out=out),
+      bwd=lambda xp, p, og, ins, outs, need, into: [actk.activation_backward(xp, og[0], outs[0], p.act_type,
+                                                                             into=into[0])],
       doc="Elementwise activation: relu, sigmoid, tanh, softrelu (softplus) or softsign.")
 
 

@@ -96,12 +96,16 @@ class _ConvProperty(FunctionalProperty):
         return ins, [(d[0], p.num_filter) + tuple(osp)], []
 
 
-def _conv_fwd(xp, p, data, weight, bias=None):
-    return convk.convolution(xp, data, weight, bias, **_conv_kw(p))
+def _conv_fwd(xp, p, data, weight, bias=None, out=None):
+    return convk.convolution(xp, data, weight, bias, out=out, **_conv_kw(p))
 
 
-def _conv_bwd(xp, p, og, ins, outs):
-    gd, gw, gb = convk.convolution_backward(xp, og[0], ins[0], ins[1], **_conv_kw(p))
+def _conv_bwd(xp, p, og, ins, outs, need, into):
+    # a gradient no one asked for (the data input of a first layer) is never computed
+    need = list(need) + [False] * (3 - len(need))
+    gd, gw, gb = convk.convolution_backward(xp, og[0], ins[0], ins[1], need_data_grad=need[0],
+                                            need_weight_grad=need[1], need_bias_grad=need[2],
+                                            into=tuple(into) + (None,) * (3 - len(into)), **_conv_kw(p))
     return [gd, gw] if p.no_bias else [gd, gw, gb]
 
 
@@ -119,7 +123,7 @@ def _args(p):
 
 
 defop("Convolution", param=ConvolutionParam, base=_ConvProperty, arguments=("data", "weight", "bias"), args=_args,
-      deps="og,in", fwd=_conv_fwd, bwd=_conv_bwd, aliases=("Convolution_v1",),
+      deps="og,in", fwd=_conv_fwd, bwd=_conv_bwd, fwd_out=True, bwd_into=True, aliases=("Convolution_v1",),
       doc="N-D convolution (1-D, 2-D, 3-D) with stride, pad, dilate and num_group; weight is (F, C/g, *kernel).")
 defop("Deconvolution", param=DeconvolutionParam, base=_ConvProperty, arguments=("data", "weight", "bias"),
       args=_args, deps="og,in", fwd=_deconv_fwd, bwd=_deconv_bwd, deconv=True,

@@ -49,19 +49,25 @@ class _FCProperty(FunctionalProperty):
         return ins, [out], []
 
 
-def _fc_fwd(xp, p, data, weight, bias=None):
-    return fck.fully_connected(xp, data, weight, bias, num_hidden=p.num_hidden, no_bias=p.no_bias, flatten=p.flatten)
+def _fc_fwd(xp, p, data, weight, bias=None, out=None):
+    return fck.fully_connected(xp, data, weight, bias, num_hidden=p.num_hidden, no_bias=p.no_bias, flatten=p.flatten,
+                               out=out)
 
 
-def _fc_bwd(xp, p, og, ins, outs):
+def _fc_bwd(xp, p, og, ins, outs, need, into):
+    # gradients no one asked for (the data input of a first layer) are never computed
+    need = list(need) + [False] * (3 - len(need))
     gd, gw, gb = fck.fully_connected_backward(xp, og[0], ins[0], ins[1], num_hidden=p.num_hidden,
-                                              no_bias=p.no_bias, flatten=p.flatten)
+                                              no_bias=p.no_bias, flatten=p.flatten, need_data_grad=need[0],
+                                              need_weight_grad=need[1], need_bias_grad=need[2],
+                                              into=tuple(into) + (None,) * (3 - len(into)))
     return [gd, gw] if p.no_bias else [gd, gw, gb]
 
 
 defop("FullyConnected", param=FullyConnectedParam, base=_FCProperty, arguments=("data", "weight", "bias"),
       args=lambda p: ["data", "weight"] if p.no_bias else ["data", "weight", "bias"], deps="og,in",
-      fwd=_fc_fwd, bwd=_fc_bwd, doc="``out = dot(data, weight.T) + bias`` (data flattened to 2-D unless flatten=False).")
+      fwd=_fc_fwd, bwd=_fc_bwd, fwd_out=True, bwd_into=True,
+      doc="``out = dot(data, weight.T) + bias`` (data flattened to 2-D unless flatten=False).")
 
 
 class DotParam(OpParam):
