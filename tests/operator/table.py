@@ -2,9 +2,10 @@
 
 from table_elemwise import CASES as _ELEMWISE
 from table_extra import CASES as _EXTRA
+from table_layer_norm import CASES as _LAYER_NORM
 from table_linalg import CASES as _LINALG
 from table_more import CASES as _MORE
 from table_nn import CASES as _NN
 from table_shape import CASES as _SHAPE
 
-CASES = [*_ELEMWISE, *_SHAPE, *_NN, *_EXTRA, *_MORE, *_LINALG]
+CASES = [*_ELEMWISE, *_SHAPE, *_NN, *_EXTRA, *_MORE, *_LINALG, *_LAYER_NORM]
