@@ -11,6 +11,7 @@ from . import (
     context,
     engine,
     executor,
+    gluon,
     image,
     initializer,
     io,

@@ -303,7 +303,7 @@ class NDArray:
         run_ctx = dst._ctx if dst_dev == "gpu" else self._ctx
 
         def copy(rctx):
-            if src_dev == dst_dev:
+            if src_dev == dst_dev or "gpu" not in (src_dev, dst_dev):  # host to host (cpu, pinned, shared)
                 dst_data[...] = src_data
             elif dst_dev == "gpu":
                 dst_data.set(np.ascontiguousarray(src_data), stream=rctx.stream)

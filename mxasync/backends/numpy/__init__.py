@@ -1,5 +1,5 @@
-"""The numpy backend: serves ``cpu`` (and ``cpu_pinned``, which is host memory too)."""
+"""The numpy backend: serves ``cpu`` (and ``cpu_pinned``, ``cpu_shared``, which are host memory too)."""
 
-from .backend import NumpyBackend, NumpyPinnedBackend
+from .backend import NumpyBackend, NumpyPinnedBackend, NumpySharedBackend
 
-__all__ = ["NumpyBackend", "NumpyPinnedBackend"]
+__all__ = ["NumpyBackend", "NumpyPinnedBackend", "NumpySharedBackend"]

@@ -16,7 +16,7 @@ import numpy
 
 from ..base import Backend
 
-__all__ = ["NumpyBackend", "NumpyPinnedBackend"]
+__all__ = ["NumpyBackend", "NumpyPinnedBackend", "NumpySharedBackend"]
 
 
 class NumpyBackend(Backend):
@@ -45,3 +45,10 @@ class NumpyPinnedBackend(NumpyBackend):
 
     name = "numpy_pinned"
     device_type = "cpu_pinned"
+
+
+class NumpySharedBackend(NumpyBackend):
+    """``cpu_shared`` contexts (MXNet's inter-process arrays) are host memory too; numpy serves them."""
+
+    name = "numpy_shared"
+    device_type = "cpu_shared"
