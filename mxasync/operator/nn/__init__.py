@@ -1,12 +1,15 @@
 """Neural-network layer ops (MXNet's src/operator/nn): activations, dense, convolution, pooling, norms, sequences."""
 
-from . import (  # noqa: F401
+from . import (  # noqa: F401  (importing registers the ops)
     activation,
     batch_norm,
     convolution,
+    crop,
     fully_connected,
+    im2col,
     instance_l2_norm,
     layer_norm,
+    moments,
     sequence,
     upsampling,
 )

@@ -2,15 +2,18 @@
 
 from . import (  # noqa: F401  (importing registers the ops)
     array_attrs,
+    cumsum,
     elemwise_binary,
     elemwise_unary,
     gather_scatter,
+    hard_sigmoid,
     indexing,
     init,
     join_split,
     layout,
     ordering,
     pick_diag,
+    ravel,
     reduce,
     shape,
     shape_like,

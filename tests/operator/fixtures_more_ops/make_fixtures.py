@@ -1,0 +1,90 @@
+"""Regenerate the MXNet 1.9.1 reference fixtures of ``tests/operator/test_ops_sequence_contrib.py``. By hand only:
+
+    $MXASYNC_MXNET_PYTHON tests/operator/fixtures_more_ops/make_fixtures.py
+
+Each case runs one op under ``mx.autograd`` with a fixed head gradient and stores the inputs
+``in0``..., outputs ``out0``..., heads ``head0``... and the gradients ``grad0``... of the inputs
+named in ``<case>/spec`` (a JSON string with the op as mxasync spells it and its params).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import mxnet as mx
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+rng = np.random.default_rng(20261123)
+store: dict[str, np.ndarray] = {}
+nd = mx.nd
+
+
+def rand(*shape: int) -> np.ndarray:
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def record(case, op, fn, inputs, params, grads=(0,), loss_layer=False):
+    xs = [mx.nd.array(x, dtype=x.dtype) for x in inputs]
+    for i in grads:
+        xs[i].attach_grad()
+    with mx.autograd.record():
+        out = fn(*xs, **params)
+        outs = list(out) if isinstance(out, (list, tuple)) else [out]
+    heads = [mx.nd.array(rng.uniform(0.5, 1.5, o.shape).astype(np.float32)) for o in outs]
+    if grads:
+        mx.autograd.backward(outs, heads)
+    for i, x in enumerate(inputs):
+        store[f"{case}/in{i}"] = x
+    for i, (o, h) in enumerate(zip(outs, heads, strict=True)):
+        store[f"{case}/out{i}"] = o.asnumpy()
+        store[f"{case}/head{i}"] = h.asnumpy()
+    for i in grads:
+        store[f"{case}/grad{i}"] = xs[i].grad.asnumpy()
+    spec = dict(op=op, params={k: v for k, v in params.items()}, grads=list(grads))
+    store[f"{case}/spec"] = np.array(json.dumps(spec))
+
+
+lengths3 = np.array([1, 4, 2], np.float32)
+# MXNet 1.9.1's SequenceLast backward without lengths writes the wrong steps and corrupts its heap: forward only
+record("seqlast", "SequenceLast", nd.SequenceLast, [rand(4, 3, 2)], {}, grads=())
+record("seqlast_len", "SequenceLast", nd.SequenceLast, [rand(4, 3, 2), lengths3], dict(use_sequence_length=True))
+# MXNet 1.9.1's backward of SequenceLast with axis=1 crashes the process: forward only
+record("seqlast_axis1", "SequenceLast", nd.SequenceLast, [rand(3, 4, 2), lengths3[[0, 1, 2]]],
+       dict(use_sequence_length=True, axis=1), grads=())
+record("seqrev", "SequenceReverse", nd.SequenceReverse, [rand(4, 3, 2)], {})
+record("seqrev_len", "SequenceReverse", nd.SequenceReverse, [rand(4, 3, 2), lengths3], dict(use_sequence_length=True))
+record("cumsum_flat", "cumsum", nd.cumsum, [rand(2, 3)], {})
+record("cumsum_axis", "cumsum", nd.cumsum, [rand(2, 3, 4)], dict(axis=1))
+record("moments_1", "moments", nd.moments, [rand(2, 3, 4)], dict(axes=(1,)))
+record("moments_02_keep", "moments", nd.moments, [rand(2, 3, 4)], dict(axes=(0, 2), keepdims=True))
+record("hard_sigmoid", "hard_sigmoid", nd.hard_sigmoid, [rand(3, 5) * 4], {})
+record("hard_sigmoid_ab", "hard_sigmoid", nd.hard_sigmoid, [rand(3, 5) * 2], dict(alpha=0.4, beta=0.3))
+record("khatri_rao", "khatri_rao", nd.khatri_rao, [rand(2, 3), rand(4, 3)], dict(), grads=())
+record("khatri_rao3", "khatri_rao", nd.khatri_rao, [rand(2, 2), rand(3, 2), rand(2, 2)], dict(), grads=())
+record("im2col", "im2col", nd.im2col, [rand(2, 3, 5, 6)], dict(kernel=(2, 3), stride=(1, 2), pad=(1, 0)))
+record("im2col_dilate", "im2col", nd.im2col, [rand(1, 2, 6, 6)], dict(kernel=(3, 3), dilate=(2, 2)))
+record("col2im", "col2im", nd.col2im, [rand(2, 12, 12)], dict(output_size=(5, 6), kernel=(2, 3), stride=(1, 2),
+                                                               pad=(1, 0)))
+record("crop_hw", "Crop", nd.Crop, [rand(2, 3, 5, 6)], dict(num_args=1, h_w=(2, 4), offset=(1, 2)))
+record("crop_like_center", "Crop", nd.Crop, [rand(2, 3, 5, 6), rand(2, 3, 3, 3)],
+       dict(num_args=2, center_crop=True))
+labels = np.array([2, 0, 1, 2], np.float32)
+scores = rand(4, 3)
+record("svm_l2", "SVMOutput", nd.SVMOutput, [scores, labels], {})
+record("svm_l1", "SVMOutput", nd.SVMOutput, [scores, labels], dict(use_linear=True, margin=0.5,
+                                                                    regularization_coefficient=2.0))
+ravel_in = np.array([[3, 6, 6], [4, 5, 1]], np.float32)
+record("ravel", "ravel_multi_index", nd.ravel_multi_index, [ravel_in], dict(shape=(7, 6)), grads=())
+record("unravel", "unravel_index", nd.unravel_index, [np.array([22, 41, 37, 0], np.float32)], dict(shape=(7, 6)),
+       grads=())
+record("all_finite_inf", "all_finite", nd.all_finite, [np.array([1, np.inf, 2], np.float32)], {}, grads=())
+record("all_finite_ok", "all_finite", nd.all_finite, [rand(2, 3)], {}, grads=())
+record("multi_all_finite", "multi_all_finite", nd.multi_all_finite, [rand(2), np.array([np.nan], np.float32)],
+       dict(num_arrays=2), grads=())
+record("multi_sum_sq", "multi_sum_sq", nd.multi_sum_sq, [rand(3), rand(2, 2), rand(5)], dict(num_arrays=3),
+       grads=())
+
+np.savez_compressed(HERE / "mxnet_ref.npz", **store)
+print(f"wrote {len(store)} arrays to {HERE / 'mxnet_ref.npz'}")
