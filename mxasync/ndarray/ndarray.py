@@ -473,23 +473,39 @@ _invoke_module.NDArray = NDArray
 _invoke_module._empty = _empty
 
 
-def empty(shape, ctx: Context | None = None, dtype=None) -> NDArray:
+def _user_shape(shape, fn: str) -> tuple[int, ...]:
+    """``shape`` as a tuple of ints; a float, bool or negative dimension is refused (MXNet's rule)."""
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    try:
+        dims = tuple(dims)
+    except TypeError:
+        raise MXAsyncValueError(f"mx.nd.{fn}: shape must be an int or a tuple of ints, got {shape!r}") from None
+    for i, d in enumerate(dims):
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)):
+            raise MXAsyncValueError(f"mx.nd.{fn}: shape {shape!r} must hold integers, but dimension {i} is "
+                                    f"{d!r} ({type(d).__name__})")
+        if d < 0:
+            raise MXAsyncValueError(f"mx.nd.{fn}: shape {shape!r} has a negative dimension {i} ({d})")
+    return tuple(int(d) for d in dims)
+
+
+def empty(shape, ctx: Context | None = None, dtype=None, *, _fn: str = "empty") -> NDArray:
     """An uninitialised array (``mx.nd.empty``)."""
-    return _empty(shape, dtype, ctx or current_context())
+    return _empty(_user_shape(shape, _fn), dtype, ctx or current_context())
 
 
-def full(shape, val, ctx: Context | None = None, dtype=None) -> NDArray:
-    out = empty(shape, ctx, dtype)
+def full(shape, val, ctx: Context | None = None, dtype=None, *, _fn: str = "full") -> NDArray:
+    out = empty(shape, ctx, dtype, _fn=_fn)
     out[:] = val
     return out
 
 
 def zeros(shape, ctx: Context | None = None, dtype=None, **kwargs) -> NDArray:
-    return full(shape, 0, ctx, dtype)
+    return full(shape, 0, ctx, dtype, _fn="zeros")
 
 
 def ones(shape, ctx: Context | None = None, dtype=None, **kwargs) -> NDArray:
-    return full(shape, 1, ctx, dtype)
+    return full(shape, 1, ctx, dtype, _fn="ones")
 
 
 def zeros_like(other: NDArray) -> NDArray:

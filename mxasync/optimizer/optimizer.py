@@ -18,15 +18,29 @@ once and run in order with the forward and backward passes around them.
 
 from __future__ import annotations
 
+import math
 import pickle
 import warnings
 from typing import Any
 
 import numpy as np
 
+from ..base import MXAsyncValueError
 from ..ndarray import NDArray, zeros
 
 __all__ = ["Optimizer", "register", "create", "Updater", "get_updater"]
+
+
+def _finite(owner: object, name: str, value: Any) -> None:
+    """Refuse a NaN/inf (or non-numeric) hyper-parameter: it would train silently to NaN weights."""
+    if value is None:
+        return
+    try:
+        ok = math.isfinite(float(value))
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise MXAsyncValueError(f"{type(owner).__name__}: {name} must be a finite number, got {value!r}")
 
 
 class Optimizer:
@@ -42,6 +56,9 @@ class Optimizer:
                  clip_gradient: float | None = None, learning_rate: float | None = None, lr_scheduler=None,
                  sym=None, begin_num_update: int = 0, multi_precision: bool = False,
                  param_dict: dict | None = None) -> None:
+        for name, value in (("learning_rate", learning_rate), ("wd", wd), ("rescale_grad", rescale_grad),
+                            ("lr_scheduler.base_lr", getattr(lr_scheduler, "base_lr", None))):
+            _finite(self, name, value)
         self.rescale_grad = rescale_grad
         self.lr_scheduler = lr_scheduler
         if lr_scheduler is None and learning_rate is None:
@@ -105,6 +122,7 @@ class Optimizer:
             raise UserWarning("LRScheduler of the optimizer has already been defined. Note that "
                               "set_learning_rate can mutate the value of the learning rate of the optimizer "
                               "only when the LRScheduler of the optimizer is undefined.")
+        _finite(self, "learning_rate", lr)
         self.lr = lr
 
     def set_lr_scale(self, args_lrscale) -> None:

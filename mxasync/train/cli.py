@@ -76,14 +76,25 @@ def _writable_folder(text: str) -> Path:
     return path
 
 
+def _finite(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):  # a NaN rate trains silently to NaN weights
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mxasync train", description=__doc__.split("\n\n")[0].replace("``", ""),
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--network", choices=["lenet", "mlp"], default="lenet", help="the network to train")
     p.add_argument("--epochs", type=_positive_int, default=15, help="passes over the training set")
-    p.add_argument("--batch-size", type=int, default=64, help="examples per batch (split over --ctx)")
-    p.add_argument("--lr", type=float, default=0.05, help="initial learning rate (cosine decay to 1%%)")
-    p.add_argument("--wd", type=float, default=1e-4, help="weight decay")
+    p.add_argument("--batch-size", type=_positive_int, default=64,
+                   help="examples per batch (split over --ctx; at most the training set's size)")
+    p.add_argument("--lr", type=_finite, default=0.05, help="initial learning rate (cosine decay to 1%%)")
+    p.add_argument("--wd", type=_finite, default=1e-4, help="weight decay")
     p.add_argument("--ctx", type=_contexts, default="cpu", help="contexts: cpu, cpu:0,1 (data parallel), gpu:0")
     p.add_argument("--kvstore", default="local", help="KVStore type used with several contexts")
     p.add_argument("--shift", type=int, default=2, help="random shift augmentation, pixels (0: off)")
@@ -96,16 +107,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     from .. import initializer, metric, profiler
     from .. import random as mx_random
     from ..callback import ProgressBar
+    from ..io.datasets import digits_split
     from ..lr_scheduler import CosineScheduler
     from ..module import Module
     from .data import digits_data
     from .networks import get_network
     from .report import MetricsLog, evaluate, plot_curves
 
+    n_train = len(digits_split("train")[1])
+    if args.batch_size > n_train:  # one padded batch of mostly copies: refuse rather than allocate it
+        parser.error(f"--batch-size {args.batch_size} is larger than the training set ({n_train} examples)")
     contexts, out = args.ctx, args.out
     np.random.seed(args.seed)
     mx_random.seed(args.seed)

@@ -102,3 +102,18 @@ def test_ctrl_c_ends_with_one_line(monkeypatch, capsys):
     monkeypatch.setattr(train_cli, "main", interrupted)
     assert cli.main(["train"]) == 130
     assert capsys.readouterr().err.strip() == "mxasync train: interrupted"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--lr", "nan"], "--lr: must be a finite number, got 'nan'"),
+    (["--lr", "inf"], "--lr: must be a finite number"),
+    (["--wd", "nan"], "--wd: must be a finite number"),
+    (["--batch-size", "0"], "--batch-size: must be at least 1"),
+    (["--batch-size", "100000000"], "--batch-size 100000000 is larger than the training set"),
+])
+def test_refuses_values_that_would_train_to_nan_or_blow_up(tmp_path, capsys, argv, message):
+    with pytest.raises(SystemExit) as info:
+        cli.main(["train", "--epochs", "1", "--quiet", "--out", str(tmp_path / "run"), *argv])
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not list((tmp_path / "run").glob("*.*"))  # no NaN checkpoint, no log
