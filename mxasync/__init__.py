@@ -9,6 +9,7 @@ from . import (
     backends,
     callback,
     context,
+    contrib,
     engine,
     executor,
     gluon,
@@ -49,4 +50,5 @@ __all__ = [
     "random", "recordio", "nd", "ndarray", "sym", "symbol", "viz", "name", "AttrScope", "callback", "initializer",
     "init", "lr_scheduler", "metric", "optimizer", "opt", "kv", "kvstore", "mod", "module", "model",
     "image", "autograd", "test_utils",
+    "contrib",
 ]

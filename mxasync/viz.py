@@ -17,6 +17,7 @@ ________________________________________________________________________________
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -128,6 +129,19 @@ def _label(node) -> tuple[str, str]:
     return f"{op}\n{node.name}", "#fccde5"
 
 
+def _warn_repeated_names(g) -> None:
+    """Nodes sharing a name collapse into one graphviz node (a cycle in the drawing): say so, as MXNet does."""
+    seen: set[str] = set()
+    repeated: list[str] = []
+    for node in g.nodes:
+        if node.name in seen and node.name not in repeated:
+            repeated.append(node.name)
+        seen.add(node.name)
+    if repeated:
+        warnings.warn("There are multiple variables with the same name in your graph, this may result in cyclic "
+                      "graph. Repeated names: " + ",".join(repeated), stacklevel=3)
+
+
 def plot_network(symbol, title: str = "plot", save_format: str = "pdf", shape: dict | None = None,
                  dtype: Any = None, node_attrs: dict | None = None, hide_weights: bool = True):
     """A ``graphviz.Digraph`` of the network; edges carry output shapes when ``shape`` is given.
@@ -140,6 +154,7 @@ def plot_network(symbol, title: str = "plot", save_format: str = "pdf", shape: d
         raise MXAsyncError("plot_network needs the graphviz Python package: pip install graphviz "
                            "(and the graphviz system package to render)") from None
     g = IndexedGraph(symbol)
+    _warn_repeated_names(g)
     shapes = _shapes(g, shape)
     attrs = {"shape": "box", "fixedsize": "true", "width": "1.3", "height": "0.8034", "style": "filled"}
     attrs.update(node_attrs or {})

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from ..base import MXAsyncError
 from ..operator.registry import OpDef
+from .json_format import HIDDEN_KEYS
 
-__all__ = ["Node", "Entry", "is_hidden", "topo_order", "op_params"]
+__all__ = ["Node", "Entry", "is_hidden", "topo_order", "op_params", "hide_keys", "shown_attrs"]
 
 Entry = tuple  # (Node, int, int)
 
@@ -19,6 +20,20 @@ Entry = tuple  # (Node, int, int)
 def is_hidden(key: str) -> bool:
     """``__shape__``, ``__lr_mult__``...: attributes that are not op params."""
     return len(key) > 4 and key.startswith("__") and key.endswith("__")
+
+
+def hide_keys(attrs: dict[str, str]) -> dict[str, str]:
+    """MXNet's rule: ``lr_mult``, ``wd_mult``, ``ctx_group``, ... are stored as ``__lr_mult__``, never as op params."""
+    return {(f"__{k}__" if k in HIDDEN_KEYS else k): v for k, v in attrs.items()}
+
+
+def shown_attrs(attrs: dict[str, str]) -> dict[str, str]:
+    """The attributes as MXNet lists them: the hidden keys ``__lr_mult__`` also as ``lr_mult``."""
+    out = dict(attrs)
+    for k in HIDDEN_KEYS:
+        if f"__{k}__" in attrs:
+            out[k] = attrs[f"__{k}__"]
+    return out
 
 
 def op_params(attrs: dict[str, str]) -> dict[str, str]:

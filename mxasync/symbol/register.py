@@ -20,7 +20,7 @@ import numpy as np
 from ..base import MXAsyncError
 from ..operator.registry import get_op, list_ops
 from .naming import AttrScope, NameManager
-from .node import Node
+from .node import Node, hide_keys
 
 __all__ = ["create", "make_function", "populate"]
 
@@ -49,7 +49,8 @@ def create(op_name: str, args: list, kwargs: dict[str, Any], name: str | None = 
                                "(give params by keyword)")
     if opdef.key_var_num_args and opdef.key_var_num_args not in attrs:
         attrs[opdef.key_var_num_args] = str(len(args))
-    attrs = {**AttrScope.current().get(attr), **attrs}
+    # lr_mult, wd_mult, ctx_group, ...: attributes kept as __lr_mult__ & co, never op params (MXNet's rule)
+    attrs = hide_keys({**AttrScope.current().get(attr), **attrs})
     name = NameManager.current().get(name, hint or op_name.lower())
     node = Node(opdef, name, attrs)
     prop = node.prop  # validates the params, naming the node

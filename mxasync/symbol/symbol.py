@@ -16,7 +16,7 @@ import numpy as np
 
 from ..base import MXAsyncError
 from .arith import ArithMixin
-from .node import Node, is_hidden, topo_order
+from .node import Node, hide_keys, is_hidden, shown_attrs, topo_order
 
 __all__ = ["Symbol", "Variable", "var", "Group"]
 
@@ -110,23 +110,20 @@ class Symbol(ArithMixin):
         return attrs.get(f"__{key}__")
 
     def list_attr(self) -> dict[str, str]:
-        return dict(self._heads[0][0].attrs) if len(self._heads) == 1 else {}
+        """The head node's attributes (hidden keys such as ``__lr_mult__`` also as ``lr_mult``, as MXNet)."""
+        return shown_attrs(self._heads[0][0].attrs) if len(self._heads) == 1 else {}
 
     def attr_dict(self) -> dict[str, dict[str, str]]:
         """``{node_name: {key: value}}`` for every node that has attributes."""
         out: dict[str, dict[str, str]] = {}
         for n in self._nodes():
             if n.attrs:
-                d = dict(n.attrs)
-                for k in ("__lr_mult__", "__wd_mult__"):  # MXNet shows these unwrapped too
-                    if k in d:
-                        d[k[2:-2]] = d[k]
-                out[n.name] = d
+                out[n.name] = shown_attrs(n.attrs)
         return out
 
     def _set_attr(self, **kwargs: Any) -> None:
         for node, _, _ in self._heads:
-            for k, v in kwargs.items():
+            for k, v in hide_keys(kwargs).items():
                 if not isinstance(v, str):
                     raise MXAsyncError(f"_set_attr: the value of {k!r} must be a string")
                 if node.op is not None and not is_hidden(k):
@@ -272,7 +269,7 @@ def Variable(name: str, attr: dict | None = None, shape: tuple | None = None, lr
 
     if not isinstance(name, str):
         raise MXAsyncError(f"Variable: name must be a string, got {type(name).__name__}")
-    attrs = AttrScope.current().get(attr)
+    attrs = hide_keys(AttrScope.current().get(attr))
     if shape is not None:
         attrs["__shape__"] = str(tuple(shape))
     if lr_mult is not None:
@@ -287,7 +284,7 @@ def Variable(name: str, attr: dict | None = None, shape: tuple | None = None, lr
         attrs["__init__"] = init if isinstance(init, str) else init.dumps()
     if stype is not None:
         attrs["__storage_type__"] = {"default": "0", "row_sparse": "1", "csr": "2"}[stype]
-    for k, v in kwargs.items():
+    for k, v in hide_keys(kwargs).items():
         if not (k.startswith("__") and k.endswith("__")):
             raise MXAsyncError(f"Variable: attribute {k!r} must be hidden ('__{k}__')")
         attrs[k] = str(v)

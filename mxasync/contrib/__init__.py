@@ -1,0 +1,10 @@
+"""``mx.contrib``: MXNet's contrib namespaces (``ndarray``/``symbol`` are ``mx.nd.contrib``/``mx.sym.contrib``)."""
+
+from ..ndarray import contrib as ndarray
+from ..symbol import contrib as symbol
+from . import amp
+
+nd = ndarray
+sym = symbol
+
+__all__ = ["ndarray", "symbol", "nd", "sym", "amp"]

@@ -1,0 +1,13 @@
+"""``mx.nd.contrib``: every ``_contrib_<name>`` op as ``mx.nd.contrib.<name>`` (MXNet's namespace)."""
+
+from __future__ import annotations
+
+from ..operator.registry import list_ops
+from .register import make_function
+
+_name = ""
+__all__ = sorted(n[len("_contrib_"):] for n in list_ops(include_aliases=True) if n.startswith("_contrib_"))
+
+for _name in __all__:
+    globals()[_name] = make_function("_contrib_" + _name)
+del _name
