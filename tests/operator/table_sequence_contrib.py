@@ -1,4 +1,4 @@
-"""Table rows: sequences (SequenceLast/Reverse), cumsum, moments, hard_sigmoid, ravel/unravel, im2col/col2im,
+"""Table rows: sequences (SequenceLast/Reverse, CTCLoss), cumsum, moments, hard_sigmoid, ravel/unravel, im2col/col2im,
 Crop, SVMOutput and the contrib ops khatri_rao, all_finite, multi_all_finite, multi_sum_sq."""
 
 from __future__ import annotations
@@ -91,6 +91,9 @@ CASES = [
     Case("SVMOutput", [((4, 3), (4,))], check=_svm_check, gens=[uniform(), integers(0, 3)], grad=False),
     Case("khatri_rao", [((2, 3), (4, 3)), ((2, 2), (3, 2), (2, 2))], ref=_khatri_rao,
          params=dict(num_args=2), name="khatri_rao"),
+    # CTC: forward values are pinned by MXNet's fixtures; the table checks the gradient numerically
+    Case("CTCLoss", [((5, 2, 4), (2, 3))], check=lambda outs, inputs, params: None,
+         gens=[uniform(-2, 2), integers(1, 4)], wrt=(0,)),
     Case("all_finite", [((2, 3),)], ref=lambda x: np.ones(1, np.float32), grad="zero"),
     Case("multi_all_finite", [((2,), (3,))], ref=lambda a, b, num_arrays: np.ones(1, np.float32),
          params=dict(num_arrays=2), grad="zero"),

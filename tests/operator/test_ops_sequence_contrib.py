@@ -48,6 +48,8 @@ def test_matches_mxnet(case):
     (lambda: mx.nd.khatri_rao(mx.nd.zeros((2, 3)), mx.nd.zeros((2, 4))),
      r"khatri_rao: every input must be a matrix with the same number of columns"),
     (lambda: mx.nd.cumsum(mx.nd.zeros((2, 3)), axis=2), r"cumsum: axis=2 is out of range for a 2-D input"),
+    (lambda: mx.nd.ctc_loss(mx.nd.zeros((4, 2, 3)), mx.nd.zeros((3, 2))),
+     r"CTCLoss: label has shape \(3, 2\) but data \(4, 2, 3\) needs \(2, label_length\)"),
 ])
 def test_errors_name_the_op_and_the_shapes(call, msg):
     with pytest.raises(mx.MXNetError, match=msg):

@@ -5,6 +5,7 @@ from . import (  # noqa: F401  (importing registers the ops)
     batch_norm,
     convolution,
     crop,
+    ctc_loss,
     fully_connected,
     im2col,
     instance_l2_norm,

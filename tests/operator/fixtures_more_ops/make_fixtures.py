@@ -86,5 +86,14 @@ record("multi_all_finite", "multi_all_finite", nd.multi_all_finite, [rand(2), np
 record("multi_sum_sq", "multi_sum_sq", nd.multi_sum_sq, [rand(3), rand(2, 2), rand(5)], dict(num_arrays=3),
        grads=())
 
+# CTC: padded labels (0 with blank 'first', -1 with 'last'), explicit lengths, a repeated symbol (needs a blank)
+ctc_data = rand(6, 3, 4)
+record("ctc_first", "CTCLoss", nd.ctc_loss, [ctc_data, np.array([[1, 2, 0], [3, 3, 1], [2, 0, 0]], np.float32)], {})
+record("ctc_last", "CTCLoss", nd.ctc_loss, [ctc_data, np.array([[0, 1, -1], [2, 2, 0], [1, -1, -1]], np.float32)],
+       dict(blank_label="last"))
+record("ctc_lengths", "CTCLoss", nd.ctc_loss,
+       [ctc_data, np.array([[1, 2, 1], [3, 3, 1], [2, 1, 3]], np.float32), np.array([6, 4, 5], np.float32),
+        np.array([2, 3, 1], np.float32)], dict(use_data_lengths=True, use_label_lengths=True))
+
 np.savez_compressed(HERE / "mxnet_ref.npz", **store)
 print(f"wrote {len(store)} arrays to {HERE / 'mxnet_ref.npz'}")
