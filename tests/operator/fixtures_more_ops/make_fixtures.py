@@ -95,5 +95,18 @@ record("ctc_lengths", "CTCLoss", nd.ctc_loss,
        [ctc_data, np.array([[1, 2, 1], [3, 3, 1], [2, 1, 3]], np.float32), np.array([6, 4, 5], np.float32),
         np.array([2, 3, 1], np.float32)], dict(use_data_lengths=True, use_label_lengths=True))
 
+# spatial transformers: affine and warp grids, sampling with points outside the image, the fused op
+theta = np.array([[0.9, 0.2, 0.1, -0.1, 1.1, 0.05], [1.2, -0.3, -0.2, 0.25, 0.8, 0.1]], np.float32)
+record("grid_affine", "GridGenerator", nd.GridGenerator, [theta], dict(transform_type="affine", target_shape=(3, 4)))
+record("grid_warp", "GridGenerator", nd.GridGenerator, [rand(2, 2, 3, 4)], dict(transform_type="warp"))
+record("bilinear", "BilinearSampler", nd.BilinearSampler, [rand(2, 3, 4, 5), rand(2, 2, 3, 3) * 0.8], {},
+       grads=(0, 1))
+record("spatial_transformer", "SpatialTransformer", nd.SpatialTransformer, [rand(2, 3, 5, 6), theta],
+       dict(target_shape=(4, 3), transform_type="affine", sampler_type="bilinear"), grads=(0, 1))
+# ROI pooling: a scale, a region past the border, one outside the batch (zeros)
+roi_data = rand(2, 3, 6, 7)
+rois = np.array([[0, 0, 0, 12, 10], [1, 2, 4, 9, 13], [1, 6, 6, 20, 20], [0, 3, 1, 5, 2]], np.float32)
+record("roi_pooling", "ROIPooling", nd.ROIPooling, [roi_data, rois], dict(pooled_size=(2, 3), spatial_scale=0.5))
+
 np.savez_compressed(HERE / "mxnet_ref.npz", **store)
 print(f"wrote {len(store)} arrays to {HERE / 'mxnet_ref.npz'}")
