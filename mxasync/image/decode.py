@@ -20,7 +20,7 @@ import os
 
 import numpy as np
 
-from ..base import MXAsyncError
+from ..base import MXAsyncError, MXAsyncValueError
 from ..io.image import codec
 from ..ndarray import NDArray
 from ._arrays import ImageError, deliver
@@ -39,18 +39,23 @@ def _finish(img: np.ndarray, out: NDArray | None, where: str) -> NDArray:
     return deliver(img, out, where, "image")
 
 
-def _decode(data: bytes, flag: int, to_rgb: bool, where: str) -> np.ndarray:
+def _decode(data: bytes, flag: int, to_rgb: bool, where: str, max_pixels: int | None) -> np.ndarray:
     try:
-        return codec.decode(data, flag=int(flag), channel_order="rgb" if to_rgb else "bgr")
+        return codec.decode(data, flag=int(flag), channel_order="rgb" if to_rgb else "bgr", max_pixels=max_pixels)
+    except MXAsyncValueError as e:  # above the pixel limit: not an invalid image
+        raise MXAsyncValueError(f"{where}: {str(e).removeprefix('decode: ')}") from None
     except MXAsyncError as e:
         raise MXAsyncError(f"{where}: decoding failed, invalid image: {e}") from None
 
 
-def imdecode(buf, flag: int = 1, to_rgb: bool | int = 1, out: NDArray | None = None) -> NDArray:
+def imdecode(buf, flag: int = 1, to_rgb: bool | int = 1, out: NDArray | None = None,
+             max_pixels: int | None = None) -> NDArray:
     """Decode an encoded image (``bytes``, ``bytearray``, a uint8 numpy array or NDArray).
 
     ``flag``: 1 colour (HxWx3), 0 grayscale (HxWx1). ``to_rgb``: 1 for RGB (MXNet's
     default), 0 for OpenCV's BGR. ``out``: an NDArray of the right shape to write into.
+    ``max_pixels``: refuse images whose header claims more pixels (default:
+    ``MXASYNC_IMAGE_MAX_PIXELS`` or 178,956,970; 0 turns the check off).
     """
     _check_flag(flag, "imdecode")
     if isinstance(buf, NDArray):
@@ -62,11 +67,11 @@ def imdecode(buf, flag: int = 1, to_rgb: bool | int = 1, out: NDArray | None = N
     else:
         raise ImageError(f"imdecode: buf must be bytes, bytearray, a numpy array or an NDArray, got "
                          f"{type(buf).__name__} (encode a str to bytes first)")
-    return _finish(_decode(data, flag, bool(to_rgb), "imdecode"), out, "imdecode")
+    return _finish(_decode(data, flag, bool(to_rgb), "imdecode", max_pixels), out, "imdecode")
 
 
 def imread(filename: str | os.PathLike[str], flag: int = 1, to_rgb: bool | int = True,
-           out: NDArray | None = None) -> NDArray:
+           out: NDArray | None = None, max_pixels: int | None = None) -> NDArray:
     """Read and decode an image file into an HxWxC ``uint8`` NDArray (see :func:`imdecode`)."""
     _check_flag(flag, "imread")
     try:
@@ -75,4 +80,4 @@ def imread(filename: str | os.PathLike[str], flag: int = 1, to_rgb: bool | int =
     except OSError as e:
         raise MXAsyncError(f"imread: cannot read {os.fspath(filename)!r}: {e.strerror or e}") from None
     where = f"imread({os.fspath(filename)!r})"
-    return _finish(_decode(data, flag, bool(to_rgb), where), out, where)
+    return _finish(_decode(data, flag, bool(to_rgb), where, max_pixels), out, where)

@@ -38,6 +38,7 @@ from types import ModuleType
 import numpy as np
 
 from ...base import MXAsyncError
+from .header import check_pixels
 
 __all__ = ["decode", "encode", "resize", "set_codecs", "codecs", "INTER_NAMES"]
 
@@ -151,18 +152,22 @@ def _decode_pillow(image: ModuleType, buf: bytes, flag: int, bgr: bool) -> np.nd
     return _swap_rb(arr) if bgr else arr
 
 
-def decode(buf: bytes | bytearray | memoryview | np.ndarray, flag: int = 1, channel_order: str = "rgb") -> np.ndarray:
+def decode(buf: bytes | bytearray | memoryview | np.ndarray, flag: int = 1, channel_order: str = "rgb",
+           max_pixels: int | None = None) -> np.ndarray:
     """Decode an encoded image into a ``uint8`` array.
 
     ``flag`` follows OpenCV/MXNet: 1 colour (HxWx3), 0 gray (HxW), -1 as stored
     (HxW for gray, HxWx3, or HxWx4 with alpha). ``channel_order`` is ``"rgb"``
-    or ``"bgr"``. Raises ``MXAsyncError`` when no library can decode it.
+    or ``"bgr"``. Raises ``MXAsyncError`` when no library can decode it, and
+    ``MXAsyncValueError`` when the header claims more than ``max_pixels`` pixels
+    (see :mod:`.header`: checked before any decoder allocates).
     """
     if channel_order not in ("rgb", "bgr"):
         raise MXAsyncError(f"decode: channel_order must be 'rgb' or 'bgr', got {channel_order!r}")
     data = buf.tobytes() if isinstance(buf, np.ndarray) else bytes(buf)
     if not data:
         raise MXAsyncError("decode: empty image buffer")
+    check_pixels(data, "decode", max_pixels)
     bgr = channel_order == "bgr"
     tries: list[tuple[str, object]] = []
     if _is_jpeg(data):
