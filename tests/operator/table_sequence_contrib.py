@@ -107,6 +107,13 @@ CASES = [
     Case("ROIPooling", [((1, 2, 5, 5), (2, 5))], check=lambda outs, inputs, params: None,
          params=dict(pooled_size=(2, 2), spatial_scale=1.0), gens=[uniform(), integers(0, 1)], wrt=(0,),
          dtypes=("float64",)),
+    # fused RNN: values and gradients are pinned by MXNet's fixtures (every mode); the table checks GRU and
+    # a bidirectional LSTM numerically, in float64 only (BPTT sums many terms)
+    Case("RNN", [((3, 2, 2), (135,), (2, 2, 3))], check=lambda outs, inputs, params: None, dtypes=("float64",),
+         params=dict(state_size=3, num_layers=2, mode="gru", state_outputs=True)),
+    Case("RNN", [((3, 1, 2), (168,), (2, 1, 3), (2, 1, 3))], check=lambda outs, inputs, params: None,
+         dtypes=("float64",), params=dict(state_size=3, num_layers=1, bidirectional=True, mode="lstm",
+                                          state_outputs=True), name="RNN-lstm-bi"),
     Case("all_finite", [((2, 3),)], ref=lambda x: np.ones(1, np.float32), grad="zero"),
     Case("multi_all_finite", [((2,), (3,))], ref=lambda a, b, num_arrays: np.ones(1, np.float32),
          params=dict(num_arrays=2), grad="zero"),

@@ -70,3 +70,28 @@ def test_all_finite_flags_and_multi_sum_sq_in_float32():
     assert mx.nd.all_finite(mx.nd.array([1.0, np.nan])).asnumpy().tolist() == [0.0]
     out = mx.nd.multi_sum_sq(mx.nd.array([300.0, 400.0], dtype="float16"), num_arrays=1)
     assert out.dtype == np.float32 and out.asnumpy().tolist() == [250000.0]  # float16 would overflow
+
+
+def test_rnn_dropout_between_layers_only_in_training():
+    from mxasync.operator.nn.rnn import rnn_param_size
+
+    mx.random.seed(3)
+    size = rnn_param_size("lstm", 4, 8, 3, False)
+    args = [mx.nd.ones((6, 5, 4)), mx.nd.random.uniform(-0.3, 0.3, shape=(size,)), mx.nd.zeros((3, 5, 8)),
+            mx.nd.zeros((3, 5, 8))]
+    kw = dict(state_size=8, num_layers=3, mode="lstm")
+    plain = mx.nd.RNN(*args, **kw).asnumpy()
+    assert np.allclose(mx.nd.RNN(*args, p=0.5, **kw).asnumpy(), plain)  # not recording: no dropout
+    with mx.autograd.record(train_mode=True):
+        dropped = mx.nd.RNN(*args, p=0.5, **kw).asnumpy()
+    assert not np.allclose(dropped, plain)
+
+
+def test_rnn_errors_name_the_parameter_size():
+    with pytest.raises(mx.MXNetError, match=r"RNN: parameters has shape \(10,\) but mode='gru', input size 3, "
+                                            r"state_size=4, num_layers=1 needs \(\d+,\)"):
+        mx.nd.RNN(mx.nd.ones((2, 1, 3)), mx.nd.ones((10,)), mx.nd.zeros((1, 1, 4)), state_size=4, num_layers=1,
+                  mode="gru").wait_to_read()
+    with pytest.raises(mx.MXNetError, match="use_sequence_length=True is not supported"):
+        mx.sym.RNN(mx.sym.Variable("x"), state_size=2, num_layers=1, mode="lstm",
+                   use_sequence_length=True).infer_shape(x=(2, 1, 3))

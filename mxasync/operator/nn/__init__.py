@@ -11,6 +11,7 @@ from . import (  # noqa: F401  (importing registers the ops)
     instance_l2_norm,
     layer_norm,
     moments,
+    rnn,
     roi_pooling,
     sequence,
     spatial_transformer,

@@ -108,5 +108,22 @@ roi_data = rand(2, 3, 6, 7)
 rois = np.array([[0, 0, 0, 12, 10], [1, 2, 4, 9, 13], [1, 6, 6, 20, 20], [0, 3, 1, 5, 2]], np.float32)
 record("roi_pooling", "ROIPooling", nd.ROIPooling, [roi_data, rois], dict(pooled_size=(2, 3), spatial_scale=0.5))
 
+# fused RNN: every mode, two layers, bidirectional, the final states as outputs; gradients of all inputs
+def rnn_size(mode, inputs, hidden, layers, dirs):
+    g = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}[mode]
+    return sum(dirs * (g * hidden * ((inputs if i == 0 else dirs * hidden) + hidden) + 2 * g * hidden)
+               for i in range(layers))
+
+
+for mode in ("rnn_relu", "rnn_tanh", "lstm", "gru"):
+    for layers, bidir in ((1, False), (2, True)):
+        dirs = 2 if bidir else 1
+        ins = [rand(4, 2, 3), rand(rnn_size(mode, 3, 5, layers, dirs)) * 0.4, rand(layers * dirs, 2, 5) * 0.5]
+        if mode == "lstm":
+            ins.append(rand(layers * dirs, 2, 5) * 0.5)
+        params = dict(state_size=5, num_layers=layers, bidirectional=bidir, mode=mode, state_outputs=True)
+        record(f"rnn_{mode}_{layers}{'_bi' if bidir else ''}", "RNN", nd.RNN, ins, params,
+               grads=tuple(range(len(ins))))
+
 np.savez_compressed(HERE / "mxnet_ref.npz", **store)
 print(f"wrote {len(store)} arrays to {HERE / 'mxnet_ref.npz'}")

@@ -1,0 +1,324 @@
+"""``RNN``: the fused multi-layer recurrent op (MXNet's src/operator/rnn.cc): rnn_relu, rnn_tanh, lstm, gru;
+several layers, bidirectional, dropout between layers, the final states as extra outputs.
+
+Inputs: ``data`` (T, N, I), ``parameters`` (one flat vector), ``state`` (L*D, N, H) and, for
+LSTM, ``state_cell`` (L*D, N, H). The flat vector holds, as cuDNN and MXNet lay it out, every
+weight first — per layer, per direction, ``W_i2h`` (G*H, I_l) then ``W_h2h`` (G*H, H) — then
+every bias the same way (``b_i2h``, ``b_h2h``, each G*H). Gate order: LSTM i, f, g, o; GRU r, z, n
+with ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))``.
+
+Backward recomputes the forward pass (no cache survives between the two engine ops) and runs
+back-propagation through time in the same vectorised form.
+
+>>> import mxasync as mx
+>>> from mxasync.operator.nn.rnn import rnn_param_size
+>>> rnn_param_size("lstm", input_size=3, state_size=4, num_layers=2, bidirectional=True)
+736
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from ...runtime.resource import ResourceRequest
+from ..functional import FunctionalProperty, defop
+from ..kernels.dropout import dropout
+from ..params import OpParam
+
+__all__ = ["RNNParam", "rnn_param_size"]
+
+GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
+
+
+class RNNParam(OpParam):
+    state_size: int = Field(ge=1, description="the number of hidden units H")
+    num_layers: int = Field(ge=1, description="the number of stacked layers L")
+    bidirectional: bool = Field(False, description="run each layer in both directions (D=2) and concatenate")
+    mode: Literal["rnn_relu", "rnn_tanh", "lstm", "gru"] = Field(description="the recurrent cell")
+    p: float = Field(0.0, ge=0, lt=1, description="dropout rate on each layer's output but the last (training)")
+    state_outputs: bool = Field(False, description="also output the final hidden (and, for LSTM, cell) states")
+    projection_size: int | None = Field(None, description="LSTM projection size (not supported: must be None)")
+    lstm_state_clip_min: float | None = Field(None, description="LSTM cell clipping minimum (not supported)")
+    lstm_state_clip_max: float | None = Field(None, description="LSTM cell clipping maximum (not supported)")
+    lstm_state_clip_nan: bool = Field(False, description="LSTM cell clipping of NaN (not supported)")
+    use_sequence_length: bool = Field(False, description="per-sequence lengths input (not supported)")
+
+
+def rnn_param_size(mode: str, input_size: int, state_size: int, num_layers: int, bidirectional: bool) -> int:
+    """The length of the flat ``parameters`` vector."""
+    g, h, d = GATES[mode], state_size, 2 if bidirectional else 1
+    size = 0
+    for layer in range(num_layers):
+        in_l = input_size if layer == 0 else d * h
+        size += d * (g * h * (in_l + h) + 2 * g * h)
+    return size
+
+
+def _slices(p, input_size):
+    """Per (layer, direction): the offsets of W_i2h, W_h2h, b_i2h, b_h2h in the flat vector."""
+    g, h, d = GATES[p.mode], p.state_size, 2 if p.bidirectional else 1
+    out, off = [], 0
+    for layer in range(p.num_layers):
+        in_l = input_size if layer == 0 else d * h
+        for _ in range(d):
+            wx = (off, (g * h, in_l))
+            off += g * h * in_l
+            wh = (off, (g * h, h))
+            off += g * h * h
+            out.append([wx, wh])
+    for entry in out:
+        entry.append((off, (g * h,)))
+        off += g * h
+        entry.append((off, (g * h,)))
+        off += g * h
+    return out
+
+
+def _arguments(p):
+    return ["data", "parameters", "state"] + (["state_cell"] if p.mode == "lstm" else [])
+
+
+def _outputs(p):
+    names = ["output"]
+    if p.state_outputs:
+        names += ["state_output"] + (["statecell_output"] if p.mode == "lstm" else [])  # MXNet's names
+    return names
+
+
+class _RNNProperty(FunctionalProperty):
+    def list_arguments(self):
+        return _arguments(self.params)
+
+    def list_outputs(self):
+        return _outputs(self.params) + (["dropout_masks"] if self._has_masks() else [])
+
+    def num_outputs(self):
+        return len(self.list_outputs())
+
+    def num_visible_outputs(self):
+        return len(_outputs(self.params))
+
+    def _has_masks(self):
+        return self.params.p > 0 and self.params.num_layers > 1
+
+    def infer_shape(self, in_shapes):
+        p = self.params
+        for name in ("projection_size", "lstm_state_clip_min", "lstm_state_clip_max"):
+            if getattr(p, name) is not None:
+                raise self.error(f"{name}={getattr(p, name)} is not supported")
+        if p.use_sequence_length:
+            raise self.error("use_sequence_length=True is not supported; pad the sequences or use SequenceMask")
+        d = in_shapes[0]
+        if d is None:
+            return list(in_shapes), [None] * self.num_outputs(), []
+        if len(d) != 3:
+            raise self.error(f"data has shape {tuple(d)}; it must be (sequence_length, batch_size, input_size)")
+        steps, batch, inputs = d
+        dirs = 2 if p.bidirectional else 1
+        state = (p.num_layers * dirs, batch, p.state_size)
+        size = rnn_param_size(p.mode, inputs, p.state_size, p.num_layers, p.bidirectional)
+        if in_shapes[1] is not None and tuple(in_shapes[1]) != (size,):
+            raise self.error(f"parameters has shape {tuple(in_shapes[1])} but mode={p.mode!r}, input size "
+                             f"{inputs}, state_size={p.state_size}, num_layers={p.num_layers}"
+                             f"{', bidirectional' if p.bidirectional else ''} needs ({size},)")
+        for i, s in enumerate(in_shapes[2:], start=2):
+            if s is not None and tuple(s) != state:
+                raise self.error(f"{_arguments(p)[i]} has shape {tuple(s)} but needs {state}")
+        outs = [(steps, batch, dirs * p.state_size)]
+        if p.state_outputs:
+            outs += [state] * (2 if p.mode == "lstm" else 1)
+        if self._has_masks():
+            outs.append((p.num_layers - 1, steps, batch, dirs * p.state_size))
+        return [tuple(d), (size,)] + [state] * (len(in_shapes) - 2), outs, []
+
+
+def _sigmoid(xp, x):
+    return 1 / (1 + xp.exp(-x))
+
+
+def _run_direction(xp, mode, xw, wh, bh, h, c, reverse):
+    """One direction of one layer. ``xw``: the input projections (T, N, G*H) with b_i2h added.
+    Returns the outputs (T, N, H), the final h and c, and what backward needs."""
+    steps = xw.shape[0]
+    order = range(steps - 1, -1, -1) if reverse else range(steps)
+    outs = [None] * steps
+    cache = []
+    for t in order:
+        hw = h @ wh.T + bh
+        if mode == "lstm":
+            gates = xw[t] + hw
+            i, f, g, o = xp.split(gates, 4, axis=1)
+            i, f, g, o = _sigmoid(xp, i), _sigmoid(xp, f), xp.tanh(g), _sigmoid(xp, o)
+            c_new = f * c + i * g
+            tc = xp.tanh(c_new)
+            h_new = o * tc
+            cache.append((t, h, c, i, f, g, o, tc))
+            c = c_new
+        elif mode == "gru":
+            xr, xz, xn = xp.split(xw[t], 3, axis=1)
+            hr, hz, hn = xp.split(hw, 3, axis=1)
+            r, z = _sigmoid(xp, xr + hr), _sigmoid(xp, xz + hz)
+            n = xp.tanh(xn + r * hn)
+            h_new = (1 - z) * n + z * h
+            cache.append((t, h, r, z, n, hn))
+        else:
+            pre = xw[t] + hw
+            h_new = xp.maximum(pre, 0) if mode == "rnn_relu" else xp.tanh(pre)
+            cache.append((t, h, h_new))
+        h = h_new
+        outs[t] = h
+    return xp.stack(outs), h, c, cache
+
+
+def _back_direction(xp, mode, wx_shape, wh, cache, dy, dh, dc):
+    """BPTT of one direction: returns d(xw) (T, N, G*H), dWh, dbh, and the gradients of the initial h, c."""
+    steps = dy.shape[0]
+    dxw = xp.zeros((steps, dy.shape[1], wh.shape[0]), dtype=dy.dtype)
+    dwh = xp.zeros_like(wh)
+    dbh = xp.zeros(wh.shape[0], dtype=dy.dtype)
+    for entry in reversed(cache):
+        t, h_prev = entry[0], entry[1]
+        g_h = dy[t] + dh
+        if mode == "lstm":
+            _, _, c_prev, i, f, g, o, tc = entry
+            d_o = g_h * tc
+            g_c = g_h * o * (1 - tc * tc) + dc
+            gates = xp.concatenate([g_c * g * i * (1 - i), g_c * c_prev * f * (1 - f), g_c * i * (1 - g * g),
+                                    d_o * o * (1 - o)], axis=1)
+            dxw[t] = gates
+            dhw = gates
+            dc = g_c * f
+            dh_direct = 0
+        elif mode == "gru":
+            _, _, r, z, n, hn = entry
+            d_n = g_h * (1 - z) * (1 - n * n)
+            d_z = g_h * (h_prev - n) * z * (1 - z)
+            d_r = d_n * hn * r * (1 - r)
+            dxw[t] = xp.concatenate([d_r, d_z, d_n], axis=1)
+            dhw = xp.concatenate([d_r, d_z, d_n * r], axis=1)
+            dh_direct = g_h * z
+        else:
+            out = entry[2]
+            d_pre = g_h * (out > 0) if mode == "rnn_relu" else g_h * (1 - out * out)
+            dxw[t] = d_pre
+            dhw = d_pre
+            dh_direct = 0
+        dwh += dhw.T @ h_prev
+        dbh += dhw.sum(axis=0)
+        dh = dhw @ wh + dh_direct
+    return dxw, dwh, dbh, dh, dc
+
+
+def _unpack(xp, params_vec, p, input_size):
+    layers = []
+    for (wx, wh, bx, bh) in _slices(p, input_size):
+        layers.append([params_vec[o:o + _size(s)].reshape(s) for o, s in (wx, wh, bx, bh)])
+    return layers
+
+
+def _size(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _forward_all(xp, p, data, params_vec, h0, c0, masks):
+    """The whole stack; returns the output, final states, and per (layer, dir) the caches and inputs."""
+    dirs = 2 if p.bidirectional else 1
+    weights = _unpack(xp, params_vec, p, data.shape[2])
+    x = data
+    hy, cy, record = [], [], []
+    for layer in range(p.num_layers):
+        if layer > 0 and masks is not None:
+            x = x * masks[layer - 1]
+        outs = []
+        for d in range(dirs):
+            k = layer * dirs + d
+            wx, wh, bx, bh = weights[k]
+            xw = x @ wx.T + bx
+            c_init = c0[k] if c0 is not None else None
+            y, h, c, cache = _run_direction(xp, p.mode, xw, wh, bh, h0[k], c_init, reverse=d == 1)
+            outs.append(y)
+            hy.append(h)
+            cy.append(c)
+            record.append((x, cache))
+        x = outs[0] if dirs == 1 else xp.concatenate(outs, axis=2)
+    return x, hy, cy, record, weights
+
+
+def _masks(xp, p, op_ctx, data):
+    if not (p.p > 0 and p.num_layers > 1):
+        return None
+    dirs = 2 if p.bidirectional else 1
+    shape = (p.num_layers - 1, data.shape[0], data.shape[1], dirs * p.state_size)
+    if not op_ctx.is_train:
+        return xp.ones(shape, dtype=data.dtype)
+    rng = op_ctx.requested[0].get_random()
+    return dropout(xp, xp.ones(shape, dtype=data.dtype), p.p, rng=rng)[1]
+
+
+def _rnn_fwd(xp, p, op_ctx, data, params_vec, h0, c0=None):
+    masks = _masks(xp, p, op_ctx, data)
+    out, hy, cy, _, _ = _forward_all(xp, p, data, params_vec, h0, c0, masks)
+    results = [out]
+    if p.state_outputs:
+        results.append(xp.stack(hy))
+        if p.mode == "lstm":
+            results.append(xp.stack(cy))
+    if masks is not None:
+        results.append(masks)
+    return tuple(results) if len(results) > 1 else out
+
+
+def _rnn_bwd(xp, p, og, ins, outs):
+    data, params_vec, h0 = ins[0], ins[1], ins[2]
+    c0 = ins[3] if p.mode == "lstm" else None
+    masks = outs[-1] if (p.p > 0 and p.num_layers > 1) else None
+    _, _, _, record, weights = _forward_all(xp, p, data, params_vec, h0, c0, masks)
+    dirs = 2 if p.bidirectional else 1
+    hidden = p.state_size
+    n_states = len(weights)
+    dhy = og[1] if p.state_outputs else None
+    dcy = og[2] if p.state_outputs and p.mode == "lstm" else None
+    grads = {}  # k -> (dwx, dwh, dbx, dbh)
+    dh0 = xp.zeros_like(h0)
+    dc0 = xp.zeros_like(h0) if p.mode == "lstm" else None
+    dy = og[0]
+    for layer in range(p.num_layers - 1, -1, -1):
+        dx = None
+        for d in range(dirs):
+            k = layer * dirs + d
+            x, cache = record[k]
+            wx, wh, _, _ = weights[k]
+            dy_dir = dy[:, :, d * hidden:(d + 1) * hidden]
+            dh = dhy[k] if dhy is not None else xp.zeros_like(h0[k])
+            dc = dcy[k] if dcy is not None else (xp.zeros_like(h0[k]) if p.mode == "lstm" else None)
+            dxw, dwh, dbh, dh_init, dc_init = _back_direction(xp, p.mode, wx.shape, wh, cache, dy_dir, dh, dc)
+            flat = dxw.reshape(-1, dxw.shape[2])
+            grads[k] = (flat.T @ x.reshape(-1, x.shape[2]), dwh, flat.sum(axis=0), dbh)
+            term = dxw @ wx
+            dx = term if dx is None else dx + term
+            dh0[k] = dh_init
+            if dc0 is not None:
+                dc0[k] = dc_init
+        if layer > 0 and masks is not None:
+            dx = dx * masks[layer - 1]
+        dy = dx
+    d_params = xp.zeros_like(params_vec)
+    for k, (wx_s, wh_s, bx_s, bh_s) in enumerate(_slices(p, data.shape[2])):
+        for (off, shape), g in zip((wx_s, wh_s, bx_s, bh_s), grads[k], strict=True):
+            d_params[off:off + _size(shape)] = g.reshape(-1)
+    result = [dy, d_params, dh0]
+    if p.mode == "lstm":
+        result.append(dc0)
+    return result
+
+
+defop("RNN", param=RNNParam, base=_RNNProperty, arguments=("data", "parameters", "state", "state_cell"),
+      deps="og,in,out", wants_ctx=True, fwd_res=(ResourceRequest.RANDOM,), fwd=_rnn_fwd, bwd=_rnn_bwd,
+      doc="A fused stack of recurrent layers (rnn_relu, rnn_tanh, lstm, gru) over (T, N, I) data with one flat "
+          "parameter vector (cuDNN's layout), optional bidirectional layers, dropout between layers and the "
+          "final states as extra outputs.")
