@@ -280,7 +280,6 @@ def _rnn_bwd(xp, p, og, ins, outs):
     _, _, _, record, weights = _forward_all(xp, p, data, params_vec, h0, c0, masks)
     dirs = 2 if p.bidirectional else 1
     hidden = p.state_size
-    n_states = len(weights)
     dhy = og[1] if p.state_outputs else None
     dcy = og[2] if p.state_outputs and p.mode == "lstm" else None
     grads = {}  # k -> (dwx, dwh, dbx, dbh)
