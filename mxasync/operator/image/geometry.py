@@ -1,0 +1,261 @@
+"""Layout and geometry image ops: _image_to_tensor, _image_normalize, _image_crop, _image_resize and the
+(random) flips, with MXNet 1.9.1's shapes and arithmetic.
+
+>>> import mxasync as mx
+>>> mx.nd.image.to_tensor(mx.nd.ones((4, 5, 3), dtype='uint8') * 255).shape
+(3, 4, 5)
+>>> mx.nd.image.resize(mx.nd.zeros((4, 6, 3)), 3, True).shape
+(3, 4, 3)
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import numpy as np
+from pydantic import BeforeValidator
+
+from ...runtime.resource import ResourceRequest
+from ..functional import defop
+from ..params import Field, OpParam, Shape
+
+__all__: list[str] = []
+
+
+def _to_floats(v):
+    if isinstance(v, (int, float)):
+        return (float(v),)
+    if isinstance(v, list):
+        return tuple(v)
+    return v
+
+
+Floats = Annotated[tuple[float, ...], BeforeValidator(_to_floats)]
+
+
+def _image_ndim(prop, shape, what="(H, W, C) or (N, H, W, C)"):
+    if len(shape) not in (3, 4):
+        raise prop.error(f"input image must have shape {what}, but got {tuple(shape)}")
+
+
+def _hwc_shape(prop, in_shapes):
+    (s,) = in_shapes
+    if s is None:
+        return [None]
+    _image_ndim(prop, s)
+    return [tuple(s)]
+
+
+def _same_dtype(prop, in_types):
+    return list(in_types), [in_types[0]], []
+
+
+def _float32(prop, in_types):
+    return list(in_types), ["float32"], []
+
+
+def _store(xp, x, dtype):
+    """Cast a float result back to the input dtype, as MXNet's kernels do (integers: clip, truncate)."""
+    if np.issubdtype(np.dtype(dtype), np.integer):
+        info = np.iinfo(dtype)
+        return xp.clip(x, info.min, info.max).astype(dtype)
+    return x.astype(dtype, copy=False)
+
+
+# -- to_tensor ----------------------------------------------------------------------------------------
+def _to_tensor_shape(prop, in_shapes):
+    (s,) = in_shapes
+    if s is None:
+        return [None]
+    _image_ndim(prop, s)
+    s = tuple(s)
+    return [s[:-3] + (s[-1], s[-3], s[-2])]
+
+
+def _to_tensor(xp, p, x):
+    axes = (2, 0, 1) if x.ndim == 3 else (0, 3, 1, 2)
+    return xp.transpose(x.astype("float32") / 255.0, axes)
+
+
+defop("_image_to_tensor", fwd=_to_tensor, shape=_to_tensor_shape, dtype=_float32, aliases=("image_to_tensor",),
+      doc="(H, W, C) or (N, H, W, C) image in [0, 255] to a float32 (C, H, W) or (N, C, H, W) tensor in "
+          "[0, 1].")
+
+
+# -- normalize -----------------------------------------------------------------------------------------
+class NormalizeParam(OpParam):
+    mean: Floats = Field(default=(0.0, 0.0, 0.0, 0.0),
+                         description="the per-channel means subtracted (one value: every channel)")
+    std: Floats = Field(default=(1.0, 1.0, 1.0, 1.0),
+                        description="the per-channel standard deviations divided by (one value: every channel)")
+
+
+def _per_channel(xp, values, nchan, ndim, dtype, prop_name):
+    vals = list(values)
+    if len(vals) == 1:
+        vals = vals * nchan
+    if len(vals) < nchan:
+        raise ValueError(f"{prop_name}: {len(values)} values for {nchan} channels")
+    return xp.asarray(vals[:nchan], dtype=dtype).reshape((nchan,) + (1,) * 2)
+
+
+def _normalize_shape(prop, in_shapes):
+    (s,) = in_shapes
+    if s is None:
+        return [None]
+    _image_ndim(prop, s, "(C, H, W) or (N, C, H, W)")
+    c = s[-3]
+    for name in ("mean", "std"):
+        n = len(getattr(prop.params, name))
+        if n != 1 and n < c:
+            raise prop.error(f"{name} has {n} values but the input has {c} channels (shape {tuple(s)})")
+    if 0.0 in prop.params.std[:c]:
+        raise prop.error(f"std must not be 0, got {prop.params.std}")
+    return [tuple(s)]
+
+
+def _normalize(xp, p, x):
+    c = x.shape[-3]
+    mean = _per_channel(xp, p.mean, c, x.ndim, x.dtype, "normalize mean")
+    std = _per_channel(xp, p.std, c, x.ndim, x.dtype, "normalize std")
+    return (x - mean) / std
+
+
+def _normalize_bwd(xp, p, og, ins, outs):
+    g = og[0]
+    return [g / _per_channel(xp, p.std, g.shape[-3], g.ndim, g.dtype, "normalize std")]
+
+
+defop("_image_normalize", param=NormalizeParam, fwd=_normalize, bwd=_normalize_bwd, deps="og",
+      shape=_normalize_shape, dtype=_same_dtype, aliases=("image_normalize",),
+      doc="(x - mean[c]) / std[c] over the channel axis of a (C, H, W) or (N, C, H, W) tensor.")
+
+
+# -- flips ---------------------------------------------------------------------------------------------
+def _flip(axis):
+    return lambda xp, p, x: xp.flip(x, axis=axis).copy()
+
+
+def _flip_bwd(axis):
+    return lambda xp, p, og, ins, outs: [xp.flip(og[0], axis=axis).copy()]
+
+
+def _random_flip(axis):
+    def fwd(xp, p, op_ctx, x):
+        if op_ctx.requested[0].get_random().random() < 0.5:
+            return xp.flip(x, axis=axis).copy()
+        return x.copy()
+
+    return fwd
+
+
+for _name, _axis, _what in (("left_right", -2, "width"), ("top_bottom", -3, "height")):
+    defop(f"_image_flip_{_name}", fwd=_flip(_axis), bwd=_flip_bwd(_axis), deps="og", shape=_hwc_shape,
+          dtype=_same_dtype, aliases=(f"image_flip_{_name}",), doc=f"Reverse the {_what} axis of an image.")
+    defop(f"_image_random_flip_{_name}", fwd=_random_flip(_axis), shape=_hwc_shape, dtype=_same_dtype,
+          wants_ctx=True, fwd_res=(ResourceRequest.RANDOM,), aliases=(f"image_random_flip_{_name}",),
+          doc=f"Reverse the {_what} axis of an image with probability 0.5.")
+
+
+# -- crop ----------------------------------------------------------------------------------------------
+class CropParam(OpParam):
+    x: int = Field(ge=0, description="the left column of the crop")
+    y: int = Field(ge=0, description="the top row of the crop")
+    width: int = Field(gt=0, description="the width of the crop")
+    height: int = Field(gt=0, description="the height of the crop")
+
+
+def _crop_shape(prop, in_shapes):
+    (s,) = in_shapes
+    if s is None:
+        return [None]
+    _image_ndim(prop, s)
+    p, s = prop.params, tuple(s)
+    h, w = s[-3], s[-2]
+    if p.x + p.width > w or p.y + p.height > h:
+        raise prop.error(f"the crop x={p.x}, y={p.y}, width={p.width}, height={p.height} does not fit in an "
+                         f"image of height {h} and width {w}")
+    return [s[:-3] + (p.height, p.width, s[-1])]
+
+
+def _crop(xp, p, x):
+    return x[..., p.y:p.y + p.height, p.x:p.x + p.width, :].copy()
+
+
+def _crop_bwd(xp, p, og, ins, outs):
+    g = xp.zeros_like(ins[0])
+    g[..., p.y:p.y + p.height, p.x:p.x + p.width, :] = og[0]
+    return [g]
+
+
+defop("_image_crop", param=CropParam, fwd=_crop, bwd=_crop_bwd, deps="og,in", shape=_crop_shape,
+      dtype=_same_dtype, aliases=("image_crop",), doc="The (x, y, width, height) window of an image.")
+
+
+# -- resize --------------------------------------------------------------------------------------------
+class ResizeParam(OpParam):
+    size: Shape = Field(default=(), description="(width, height) of the output, or one int (see keep_ratio)")
+    keep_ratio: bool = Field(default=False, description="with one int size: resize the short side to it "
+                                                        "and keep the aspect ratio (else a square)")
+    interp: int = Field(default=1, description="interpolation: 0 nearest, 1 bilinear (OpenCV's codes)")
+
+
+def _out_hw(p, h, w):
+    if len(p.size) == 2:
+        return p.size[1], p.size[0]
+    if len(p.size) != 1:
+        raise ValueError(f"size must be (width, height) or one int, got {p.size}")
+    s = p.size[0]
+    if not p.keep_ratio:
+        return s, s
+    if h < w:
+        return s, int(w * s / h)
+    return int(h * s / w), s
+
+
+def _resize_shape(prop, in_shapes):
+    (s,) = in_shapes
+    if s is None:
+        return [None]
+    _image_ndim(prop, s)
+    p = prop.params
+    if p.interp not in (0, 1):
+        raise prop.error(f"interp={p.interp} is not supported (0 nearest, 1 bilinear); mx.image.imresize "
+                         "offers the others")
+    try:
+        oh, ow = _out_hw(p, s[-3], s[-2])
+    except ValueError as exc:
+        raise prop.error(str(exc)) from None
+    if oh <= 0 or ow <= 0:
+        raise prop.error(f"size={p.size} gives an empty output for an input of shape {tuple(s)}")
+    return [tuple(s[:-3]) + (oh, ow, s[-1])]
+
+
+def _axis_weights(xp, n_out, n_in):
+    """OpenCV's half-pixel source positions for linear interpolation: lower index and upper weight."""
+    pos = (xp.arange(n_out, dtype="float64") + 0.5) * (n_in / n_out) - 0.5
+    pos = xp.clip(pos, 0, n_in - 1)
+    lo = xp.floor(pos).astype("int64")
+    lo = xp.minimum(lo, n_in - 1)
+    return lo, xp.minimum(lo + 1, n_in - 1), pos - lo
+
+
+def _resize(xp, p, x):
+    h, w = x.shape[-3], x.shape[-2]
+    oh, ow = _out_hw(p, h, w)
+    if p.interp == 0:  # nearest: OpenCV's floor(dst * scale)
+        rows = xp.minimum((xp.arange(oh) * (h / oh)).astype("int64"), h - 1)
+        cols = xp.minimum((xp.arange(ow) * (w / ow)).astype("int64"), w - 1)
+        return x[..., rows, :, :][..., cols, :].copy()
+    y0, y1, fy = _axis_weights(xp, oh, h)
+    x0, x1, fx = _axis_weights(xp, ow, w)
+    f = x.astype("float64")
+    top = f[..., y0, :, :] * (1 - fy)[:, None, None] + f[..., y1, :, :] * fy[:, None, None]
+    out = top[..., x0, :] * (1 - fx)[:, None] + top[..., x1, :] * fx[:, None]
+    if np.issubdtype(np.dtype(x.dtype), np.integer):
+        out = xp.floor(out + 0.5)  # OpenCV rounds to nearest on integer images
+    return _store(xp, out, x.dtype)
+
+
+defop("_image_resize", param=ResizeParam, fwd=_resize, shape=_resize_shape, dtype=_same_dtype,
+      aliases=("image_resize",), doc="Resize an (H, W, C) or (N, H, W, C) image (OpenCV's nearest or bilinear).")

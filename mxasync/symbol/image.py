@@ -1,0 +1,12 @@
+"""``mx.sym.image``: every ``_image_<name>`` op as ``mx.sym.image.<name>`` (MXNet's namespace)."""
+
+from __future__ import annotations
+
+from ..operator.registry import list_ops
+from .register import make_function
+
+__all__ = sorted(n[len("_image_"):] for n in list_ops(include_aliases=True) if n.startswith("_image_"))
+
+for _name in __all__:
+    globals()[_name] = make_function("_image_" + _name)
+del _name
