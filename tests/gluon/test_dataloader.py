@@ -3,6 +3,8 @@ auto_reload, ``async for`` and shutdown."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 import threading
 
 import anyio
@@ -90,8 +92,11 @@ class BigSamples(Dataset):
         return big, mx.nd.array([i, -i], dtype="int32"), i
 
 
-def test_process_workers():
-    # one pool for all the checks: starting worker processes is the slow part
+def test_process_workers(monkeypatch):
+    # one pool for all the checks: starting worker processes is the slow part. multiprocessing keeps its
+    # temp dir (the forkserver's socket) for the whole session: not in this test's tmp dir, removed after it
+    if os.path.isdir("/tmp"):
+        monkeypatch.setattr(tempfile, "tempdir", "/tmp")
     loader = DataLoader(BigSamples(), batch_size=5, num_workers=2, thread_pool=False)
     try:
         for _ in range(2):  # the pool serves several epochs, an error does not break it

@@ -2,6 +2,7 @@
 
 from table_elemwise import CASES as _ELEMWISE
 from table_extra import CASES as _EXTRA
+from table_image import CASES as _IMAGE
 from table_layer_norm import CASES as _LAYER_NORM
 from table_linalg import CASES as _LINALG
 from table_more import CASES as _MORE
@@ -9,4 +10,4 @@ from table_nn import CASES as _NN
 from table_sequence_contrib import CASES as _SEQ_CONTRIB
 from table_shape import CASES as _SHAPE
 
-CASES = [*_ELEMWISE, *_SHAPE, *_NN, *_EXTRA, *_MORE, *_LINALG, *_LAYER_NORM, *_SEQ_CONTRIB]
+CASES = [*_ELEMWISE, *_SHAPE, *_NN, *_EXTRA, *_MORE, *_LINALG, *_LAYER_NORM, *_SEQ_CONTRIB, *_IMAGE]

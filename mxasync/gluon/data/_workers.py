@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import multiprocessing
+import multiprocessing.util
+import os
 import pickle
 import signal
 import threading
@@ -245,8 +247,19 @@ class ProcessWorkers:
     def __init__(self, num_workers: int, dataset, batchify_fn):
         payload = _pickled("dataset", dataset)
         _pickled("batchify_fn", batchify_fn)
-        self._pool = multiprocessing.get_context(_start_method()).Pool(
-            num_workers, initializer=_process_init, initargs=(payload,))
+        method = _start_method()
+        # multiprocessing keeps one temp dir per process (the forkserver's socket lives there); put it back
+        # if something removed it (test runners that clean a per-test TMPDIR do)
+        os.makedirs(multiprocessing.util.get_temp_dir(), exist_ok=True)
+        try:
+            self._pool = multiprocessing.get_context(method).Pool(num_workers, initializer=_process_init,
+                                                                  initargs=(payload,))
+        except OSError:
+            if method != "forkserver":
+                raise
+            # a forkserver whose socket vanished with its temp dir: spawn starts workers without it
+            self._pool = multiprocessing.get_context("spawn").Pool(num_workers, initializer=_process_init,
+                                                                   initargs=(payload,))
 
     def submit(self, samples: list, batchify_fn) -> _Pending:
         pending = _Pending(_unpack)
