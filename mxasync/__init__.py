@@ -50,5 +50,5 @@ __all__ = [
     "random", "recordio", "nd", "ndarray", "sym", "symbol", "viz", "name", "AttrScope", "callback", "initializer",
     "init", "lr_scheduler", "metric", "optimizer", "opt", "kv", "kvstore", "mod", "module", "model",
     "image", "autograd", "test_utils",
-    "contrib",
+    "contrib", "gluon",
 ]

@@ -161,6 +161,15 @@ def _backward_node(node, grads, add_term, wanted, needs, train_mode) -> None:
     terms = [grads.get(id(o._ag)) if o._ag is not None and o._ag.node is node else None for o in outs]
     if all(t is None for t in terms):
         return  # no gradient reached this node's outputs
+    graph_backward = getattr(prop, "backward_graph", None)
+    if graph_backward is not None:  # a whole graph on the tape (a hybridized block): it pushes its own backward
+        want = [e is not None and (wanted(e) or (e.node is not None and needs.get(id(e.node), False)))
+                for e in node.in_ag]
+        ogs = [_sum(t[1], o) if t is not None else None for t, o in zip(terms, outs, strict=True)]
+        for e, g in zip(node.in_ag, graph_backward(ogs, want, train_mode), strict=True):
+            if g is not None:
+                add_term(e, g)
+        return
     deps = set(prop.declare_backward_dependency([("og", k) for k in range(len(outs))],
                                                 [("in", k) for k in range(len(args))],
                                                 [("out", k) for k in range(len(outs))]))
@@ -219,6 +228,7 @@ def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: boo
     for e, terms in grads.values():
         if e.node is None and e.req != NULL and e.grad is not None:
             _store(e.grad, terms, e.req)
+            e.fresh = True
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph: bool = False,  # noqa: FBT001, FBT002

@@ -57,10 +57,11 @@ class Node:
 class Entry:
     """An array's place in autograd: output ``index`` of ``node``, or a variable (``node`` None)."""
 
-    __slots__ = ("node", "index", "grad", "req")
+    __slots__ = ("node", "index", "grad", "req", "fresh")
 
     def __init__(self, node: Node | None = None, index: int = 0, grad=None, req=OpReqType.NULL):
         self.node, self.index, self.grad, self.req = node, index, grad, req
+        self.fresh = False  # a backward wrote the gradient since the last optimizer step (gluon's stale check)
 
 
 def _req(value) -> OpReqType:

@@ -1,5 +1,9 @@
-"""``mx.gluon``: MXNet 1.9's imperative/hybrid front end."""
+"""``mx.gluon``: MXNet 1.9's imperative/hybrid front end on the mxasync engine (see ``docs/gluon.md``)."""
 
-from . import data
+from . import data, nn, parameter, utils
+from .block import Block, HybridBlock, SymbolBlock
+from .parameter import Constant, DeferredInitializationError, Parameter, ParameterDict
+from .trainer import Trainer
 
-__all__ = ["data"]
+__all__ = ["Block", "HybridBlock", "SymbolBlock", "Parameter", "ParameterDict", "Constant",
+           "DeferredInitializationError", "Trainer", "data", "nn", "utils", "parameter"]

@@ -1,0 +1,147 @@
+"""``CachedOp``: a hybridized block's traced graph, run on our Executor (MXNet's CachedOp).
+
+One executor is bound per input signature (context, shapes, dtypes and, while
+recording, which inputs need a gradient).  Parameters are bound as they are
+(no copy: the trainer's in-place updates are seen by the next forward and the
+engine orders them), data inputs are copied into the executor's own arrays,
+and outputs are copied out so that a later call never overwrites what an
+earlier one returned.  Under ``autograd.record()`` a call is one node on the
+tape; its backward seeds the executor's head gradients and pushes the
+executor's backward ops, and the executor's gradient arrays become the
+gradient terms of the inputs.
+
+An executor whose forward state is still needed by a recorded graph (a node
+not yet backpropagated) is busy; a second call with the same signature then
+binds another one, as MXNet keeps a pool of CachedOp states.
+
+>>> import mxasync as mx
+>>> x = mx.sym.var('data')
+>>> op = CachedOp(x * 2 + 1)
+>>> op([mx.nd.array([1.0, 2.0])], [True])[0].asnumpy().tolist()
+[3.0, 5.0]
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from .. import autograd
+from ..autograd import tape as _tape
+from ..base import MXAsyncError
+from ..executor import Executor
+from ..ndarray.ndarray import NDArray, zeros
+
+__all__ = ["CachedOp"]
+
+
+class _State:
+    """One bound executor and what it was bound to."""
+
+    __slots__ = ("exe", "bound", "data_buf", "arg_pos", "owner")
+
+    def __init__(self, exe, bound, data_buf, arg_pos):
+        self.exe, self.bound, self.data_buf, self.arg_pos = exe, bound, data_buf, arg_pos
+        self.owner = None  # weakref to the first output of the recorded call that still needs this state
+
+    def busy(self) -> bool:
+        out = self.owner() if self.owner is not None else None
+        if out is None:
+            return False
+        e = out._ag
+        return e is not None and e.node is not None and not e.node.freed
+
+
+class _GraphNode:
+    """What the autograd tape holds for a cached-op call (stands in for an operator property)."""
+
+    op_name = "_CachedOp"
+    label = "_CachedOp"
+    zero_gradient = False
+
+    def __init__(self, state: _State):
+        self.state = state
+
+    def backward_graph(self, out_grads: list, want: list, train_mode: bool) -> list:
+        """Push the executor's backward; return one gradient array (or None) per input of the call."""
+        exe = self.state.exe
+        ogs = [g if g is not None else zeros(o.shape, o.context, o.dtype)
+               for g, o in zip(out_grads, exe.outputs, strict=True)]
+        exe.backward(ogs)
+        out = []
+        for i, w in enumerate(want):
+            pos = self.state.arg_pos[i]
+            out.append(exe.grad_arrays[pos] if w and pos is not None else None)
+        return out
+
+
+class CachedOp:
+    """Run ``sym`` on executors; inputs are given in ``sym.list_inputs()`` order."""
+
+    def __init__(self, sym, flags=()):
+        self._sym = sym
+        self._input_names = sym.list_inputs()
+        self._arg_index = {n: k for k, n in enumerate(sym.list_arguments())}
+        self._aux_names = sym.list_auxiliary_states()
+        self._flags = dict(flags)
+        self._states: dict = {}
+
+    def __call__(self, inputs: list, is_data: list) -> list:
+        if len(inputs) != len(self._input_names):
+            raise MXAsyncError(f"CachedOp: {len(inputs)} inputs for a graph of {len(self._input_names)} "
+                               f"({self._input_names})")
+        ctx = inputs[0].context
+        for n, x in zip(self._input_names, inputs, strict=True):
+            if not isinstance(x, NDArray):
+                raise MXAsyncError(f"CachedOp: input {n!r} must be an NDArray, got {type(x).__name__}")
+            if x.context != ctx:
+                raise MXAsyncError(f"CachedOp: input {n!r} is on {x.context} but the others are on {ctx}")
+        recording = autograd.is_recording()
+        need = tuple(x._ag is not None for x in inputs) if recording else ()
+        if not any(need):
+            need = ()
+        key = (ctx, need, tuple((x.shape, x.dtype) for x in inputs))
+        state = self._state(key, inputs, is_data, ctx, need)
+        for k, buf in state.data_buf.items():
+            inputs[k].copyto(buf)
+        exe = state.exe
+        exe.forward(is_train=autograd.is_training())
+        outs = [o.copyto(ctx) for o in exe.outputs]
+        if need:
+            _tape.record_op(_GraphNode(state), ctx, list(inputs), [], outs, autograd.is_training())
+            state.owner = weakref.ref(outs[0])
+        return outs
+
+    def _state(self, key, inputs, is_data, ctx, need) -> _State:
+        pool = self._states.setdefault(key, [])
+        for st in pool:
+            if all(st.bound[k] is x for k, x in enumerate(inputs) if not is_data[k]):
+                if not st.busy():
+                    return st
+            else:  # a parameter's array was replaced (re-initialized, cast, reset_ctx): rebind
+                pool.remove(st)
+                return self._state(key, inputs, is_data, ctx, need)
+        st = self._bind(inputs, is_data, ctx, need)
+        pool.append(st)
+        return st
+
+    def _bind(self, inputs, is_data, ctx, need) -> _State:
+        by_name, data_buf, arg_pos = {}, {}, []
+        for k, (n, x) in enumerate(zip(self._input_names, inputs, strict=True)):
+            if is_data[k]:
+                x = data_buf[k] = zeros(x.shape, ctx, x.dtype)
+            by_name[n] = x
+            arg_pos.append(self._arg_index.get(n))
+        args = [by_name[n] for n in self._arg_index]
+        grads, reqs = [], []
+        wants = {n for n, w in zip(self._input_names, need, strict=True) if w} if need else set()
+        for n, a in zip(self._arg_index, args, strict=True):
+            if n in wants:
+                grads.append(zeros(a.shape, ctx, a.dtype))
+                reqs.append("write")
+            else:
+                grads.append(None)
+                reqs.append("null")
+        aux = [by_name[n] for n in self._aux_names]
+        exe = Executor(self._sym, ctx, args, grads, reqs, aux)
+        bound = [None if is_data[k] else x for k, x in enumerate(inputs)]
+        return _State(exe, bound, data_buf, arg_pos)

@@ -1,0 +1,377 @@
+"""``HybridBlock`` and ``SymbolBlock``: blocks that run imperatively or as one cached graph.
+
+``hybrid_forward(F, x, *args, **params)`` is written once against ``F``:
+called with NDArrays it runs imperatively with ``F = mx.nd``; after
+``hybridize()`` the first call traces it with ``F = mx.sym`` into a graph,
+and every call runs that graph through :class:`~.cached_op.CachedOp` on our
+Executor (memory planning, engine bulking, one autograd node).  Unknown
+parameter shapes are inferred from the first input by symbolic shape
+inference, hybridized or not, as MXNet does.
+
+>>> import mxasync as mx
+>>> class Linear(mx.gluon.HybridBlock):
+...     def __init__(self, **kwargs):
+...         super().__init__(**kwargs)
+...         with self.name_scope():
+...             self.w = self.params.get('w', shape=(2, 0), allow_deferred_init=True, init=mx.init.One())
+...     def hybrid_forward(self, F, x, w):
+...         return F.FullyConnected(x, w, no_bias=True, num_hidden=2)
+>>> net = Linear(); net.initialize(); net.hybridize()
+>>> net(mx.nd.array([[1, 2, 3]])).asnumpy().tolist(), net.w.shape
+([[6.0, 6.0]], (2, 3))
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import warnings
+
+import numpy as np
+
+from .. import ndarray as nd
+from .. import symbol as _sym
+from ..ndarray.ndarray import NDArray
+from .block import Block
+from .cached_op import CachedOp
+from .parameter import DeferredInitializationError, ParameterDict
+
+__all__ = ["HybridBlock", "SymbolBlock"]
+
+
+def _flatten(args, inout_str: str):
+    """Nested lists of arrays/symbols -> a flat list and a format to rebuild them (MXNet's encoding)."""
+    if isinstance(args, NDArray):
+        return [args], 0
+    if isinstance(args, _sym.Symbol):
+        n = len(args.list_outputs())
+        return [args], n if n > 1 else 0
+    if args is None:
+        return [None], -1
+    if not isinstance(args, (list, tuple)):
+        raise AssertionError(f"HybridBlock {inout_str} must be (nested) list of Symbol or NDArray, but got "
+                             f"{args} of type {type(args)}")
+    flat, fmts = [], []
+    for i in args:
+        arg, fmt = _flatten(i, inout_str)
+        flat.extend(arg)
+        fmts.append(fmt)
+    return flat, fmts
+
+
+def _regroup(args, fmt):
+    if isinstance(fmt, int):
+        if fmt == 0:
+            return args[0], args[1:]
+        if fmt == -1:
+            if args[0] is not None:
+                raise ValueError("Not supported: None in arg list, expect NDArray")
+            return None, args[1:]
+        return args[:fmt], args[fmt:]
+    ret = []
+    for i in fmt:
+        res, args = _regroup(args, i)
+        ret.append(res)
+    return ret, args
+
+
+def _common_prefix(names: list) -> str:
+    if not names:
+        return ""
+    prefix = names[0]
+    for name in names:
+        i = 0
+        while i < len(prefix) and i < len(name) and prefix[i] == name[i]:
+            i += 1
+        prefix = prefix[:i]
+    return prefix
+
+
+def _write_atomic(path: str, text: str) -> None:
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+class HybridBlock(Block):
+    """A Block whose ``hybrid_forward`` can run imperatively or as a cached symbolic graph."""
+
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        self._cached_graph = ()
+        self._cached_op = None
+        self._cached_op_args = []
+        self._out_format = None
+        self._in_format = None
+        self._active = False
+        self._flags = []
+
+    def __setattr__(self, name, value) -> None:
+        super().__setattr__(name, value)
+        if isinstance(value, HybridBlock):
+            self._clear_cached_op()
+
+    def register_child(self, block, name=None) -> None:
+        if not isinstance(block, HybridBlock):
+            raise ValueError(f"Children of HybridBlock must also be HybridBlock, but {block} has type "
+                             f"{type(block)}. If you are using Sequential, please try HybridSequential instead.")
+        super().register_child(block, name)
+        self._clear_cached_op()
+
+    def hybridize(self, active: bool = True, backend=None, backend_opts=None, clear: bool = True,
+                  static_alloc: bool = False, static_shape: bool = False, **kwargs) -> None:
+        """Run as a cached graph from the next call on (``static_alloc``/``static_shape``: our executor
+        always plans memory once per input signature, so both are honoured by construction)."""
+        if backend is not None:
+            raise ValueError(f"hybridize: backend={backend!r}: mxasync has no graph partitioning backends")
+        self._active = active
+        self._flags = [("static_alloc", static_alloc), ("static_shape", static_shape)] + list(kwargs.items())
+        if clear:
+            self._clear_cached_op()
+        if active and (self._forward_hooks or self._forward_pre_hooks):
+            warnings.warn(f'"{self}" is being hybridized while still having forward hook/pre-hook. If "{self}" '
+                          "is a child of HybridBlock, the hooks will not take effect.", stacklevel=2)
+        super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape, **kwargs)
+
+    def _clear_cached_op(self) -> None:
+        self._cached_graph = ()
+        self._cached_op = None
+
+    def cast(self, dtype) -> None:
+        self._clear_cached_op()
+        super().cast(dtype)
+
+    # -- tracing and inference ----------------------------------------------------------
+    def _get_graph(self, *args):
+        if not self._cached_graph:
+            flat, self._in_format = _flatten(args, "input")
+            if len(flat) > 1:
+                inputs = [_sym.var(f"data{i}") if x is not None else None for i, x in enumerate(flat)]
+            else:
+                inputs = [_sym.var("data")] if flat[0] is not None else [None]
+            grouped = _regroup(inputs, self._in_format)[0]
+            params = {i: j.var() for i, j in self._reg_params.items()}
+            with self.name_scope():
+                out = self.hybrid_forward(_sym, *grouped, **params)
+            out, self._out_format = _flatten(out, "output")
+            self._cached_graph = inputs, _sym.Group(out)
+        return self._cached_graph
+
+    def _infer_attrs(self, infer_fn: str, attr: str, *args) -> None:
+        inputs, out = self._get_graph(*args)
+        flat, _ = _flatten(args, "input")
+        given = {i.name: getattr(j, attr) for i, j in zip(inputs, flat, strict=True) if j is not None}
+        arg_attrs, _, aux_attrs = getattr(out, infer_fn)(**given)
+        if arg_attrs is None:
+            raise ValueError(f"{infer_fn}: cannot infer every input of the graph from {given}")
+        sdict = dict(zip(out.list_arguments(), arg_attrs, strict=True))
+        sdict.update(zip(out.list_auxiliary_states(), aux_attrs, strict=True))
+        for p in self.collect_params().values():
+            if p.name in sdict:
+                if attr == "dtype":
+                    p._dtype = np.dtype(sdict[p.name]).type
+                else:
+                    setattr(p, attr, sdict[p.name])
+
+    def infer_shape(self, *args) -> None:
+        """Infer the shapes of the parameters from the inputs' shapes."""
+        self._infer_attrs("infer_shape", "shape", *args)
+
+    def infer_type(self, *args) -> None:
+        """Infer the dtypes of the parameters from the inputs' dtypes."""
+        self._infer_attrs("infer_type", "dtype", *args)
+
+    def _deferred_infer_shape(self, *args) -> None:
+        try:
+            self.infer_shape(*args)
+        except Exception as e:
+            raise ValueError(f"Deferred initialization failed because shape cannot be inferred. {e}") from e
+
+    # -- running ------------------------------------------------------------------------------
+    def _build_cache(self, *args) -> None:
+        data, out = self._get_graph(*args)
+        data_names = {d.name: i for i, d in enumerate(data) if d is not None}
+        params = self.collect_params()
+        input_names = out.list_inputs()
+        for name in input_names:
+            if name not in params and name not in data_names:
+                raise AssertionError(f"Unknown input to HybridBlock: {name}")
+        unused = [f"{i}-th" for name, i in data_names.items() if name not in input_names]
+        if unused:
+            warnings.warn(f"The {', '.join(unused)} input to HybridBlock is not used by any computation. Is this "
+                          "intended?", stacklevel=4)
+        unused = [n for n in params.keys() if n not in input_names]
+        if unused:
+            warnings.warn(f"Parameter {', '.join(unused)} is not used by any computation. Is this intended?",
+                          stacklevel=4)
+        self._cached_op_args = [(True, data_names[n]) if n in data_names else (False, params[n])
+                                for n in input_names]
+        self._cached_op = CachedOp(out, self._flags)
+
+    def _call_cached_op(self, *args):
+        if self._cached_op is None:
+            self._build_cache(*args)
+        flat, fmt = _flatten(args, "input")
+        if fmt != self._in_format:
+            raise ValueError("Invalid input format")
+        try:
+            cargs = [flat[i] if is_arg else i.data() for is_arg, i in self._cached_op_args]
+        except DeferredInitializationError:
+            self._deferred_infer_shape(*args)
+            cargs = []
+            for is_arg, i in self._cached_op_args:
+                if not is_arg:
+                    i._finish_deferred_init()
+                cargs.append(flat[i] if is_arg else i.data())
+        out = self._cached_op(cargs, [is_arg for is_arg, _ in self._cached_op_args])
+        return _regroup(out, self._out_format)[0]
+
+    def forward(self, x, *args):
+        """Run ``hybrid_forward`` on NDArrays (imperatively or cached) or compose it on Symbols."""
+        flat, _ = _flatten([x, *args], "input")
+        has_sym = any(isinstance(a, _sym.Symbol) for a in flat)
+        has_nd = any(isinstance(a, NDArray) for a in flat)
+        if has_sym and has_nd:
+            raise ValueError("In HybridBlock, we do not support mixed NDArrays and Symbols types for the input. "
+                             "Please check the type of the args.\n")
+        if not has_sym and not has_nd:
+            raise ValueError("In HybridBlock, there must be one NDArray or one Symbol in the input. Please check "
+                             "the type of the args.\n")
+        if has_nd:
+            ctxs = [a.context for a in flat if isinstance(a, NDArray)]
+            ctx = ctxs[0]
+            if self._active:
+                if len(set(ctxs)) > 1:
+                    raise ValueError("Find multiple contexts in the input, After hybridized, the HybridBlock only "
+                                     "supports one input context. You can print the ele.ctx in the input "
+                                     f"arguments to inspect their contexts. Find all contexts = {set(ctxs)}")
+                with ctx:
+                    return self._call_cached_op(x, *args)
+            with ctx:
+                try:
+                    params = {k: v.data(ctx) for k, v in self._reg_params.items()}
+                except DeferredInitializationError:
+                    self._deferred_infer_shape(x, *args)
+                    for v in self.params.values():
+                        v._finish_deferred_init()
+                    params = {k: v.data(ctx) for k, v in self._reg_params.items()}
+                return self.hybrid_forward(nd, x, *args, **params)
+        params = {i: j.var() for i, j in self._reg_params.items()}
+        with self.name_scope():
+            return self.hybrid_forward(_sym, x, *args, **params)
+
+    def hybrid_forward(self, F, x, *args, **kwargs):
+        """Override: the computation, written against ``F`` (``mx.nd`` or ``mx.sym``)."""
+        raise NotImplementedError
+
+    def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True):
+        """Write ``path-symbol.json`` and ``path-%04d.params`` (``arg:``/``aux:`` keys) that MXNet loads."""
+        if not self._cached_graph:
+            raise RuntimeError("Please first call block.hybridize() and then run forward with this block at least "
+                               "once before calling export.")
+        sym = self._cached_graph[1]
+        sym_file = f"{path}-symbol.json"
+        _write_atomic(sym_file, sym.tojson())
+        arg_names, aux_names = set(sym.list_arguments()), set(sym.list_auxiliary_states())
+        arg_dict = {}
+        for name, param in self.collect_params().items():
+            if name in arg_names:
+                arg_dict[f"arg:{name}"] = param._reduce()
+            elif name in aux_names:
+                arg_dict[f"aux:{name}"] = param._reduce()
+        params_file = f"{path}-{epoch:04d}.params"
+        nd.save(params_file, arg_dict)
+        return sym_file, params_file
+
+    def optimize_for(self, x, *args, backend=None, clear=True, static_alloc=False, static_shape=False, **kwargs):
+        """Hybridize and run once (mxasync has no partitioning backends; ``backend`` must be None)."""
+        self.hybridize(True, backend=backend, clear=clear, static_alloc=static_alloc, static_shape=static_shape)
+        return self(x, *args)
+
+
+class SymbolBlock(HybridBlock):
+    """A block made from a Symbol graph: its non-input arguments and aux states become parameters.
+
+    >>> import mxasync as mx
+    >>> data = mx.sym.var('data')
+    >>> net = mx.gluon.SymbolBlock(mx.sym.FullyConnected(data, num_hidden=2, name='fc'), data)
+    >>> sorted(net.collect_params().keys())
+    ['fc_bias', 'fc_weight']
+    """
+
+    @staticmethod
+    def imports(symbol_file: str, input_names, param_file: str | None = None, ctx=None,
+                allow_missing: bool = False, ignore_extra: bool = False) -> SymbolBlock:
+        """A SymbolBlock from an exported ``-symbol.json`` (and its ``.params``)."""
+        sym = _sym.load(symbol_file)
+        if isinstance(input_names, str):
+            input_names = [input_names]
+        if param_file is None:
+            inputs = [_sym.var(i, dtype=np.float32) for i in input_names]
+        else:
+            inputs = [_sym.var(i) for i in input_names]
+        ret = SymbolBlock(sym, inputs)
+        if param_file is not None:
+            ret.collect_params().load(param_file, ctx, allow_missing, ignore_extra, cast_dtype=True,
+                                      dtype_source="saved")
+        return ret
+
+    def __init__(self, outputs, inputs, params=None):
+        super().__init__(prefix=None, params=None)
+        self._prefix = ""
+        self._params = ParameterDict("", params)
+        if isinstance(inputs, _sym.Symbol) and len(inputs.list_outputs()) == 1:
+            inputs = [inputs]
+        if isinstance(outputs, (list, tuple)) and len(outputs) == 1:
+            outputs = outputs[0]
+        syms, self._in_format = _flatten(inputs, "input")
+        out, self._out_format = _flatten(outputs, "output")
+        out = _sym.Group(out)
+        input_names = set()
+        for i in syms:
+            if len(i.get_internals().list_outputs()) != 1:
+                raise AssertionError(f"Input symbols must be variable, but {i} is an output of operators")
+            input_names.add(i.name)
+        attrs = out.attr_dict()
+        for i in out.list_arguments():
+            if i not in input_names:
+                p = self.params.get(i, allow_deferred_init=True)
+                _seed_shape(p, attrs.get(i, {}))
+        for i in out.list_auxiliary_states():
+            if i not in input_names:
+                p = self.params.get(i, grad_req="null", allow_deferred_init=True)
+                _seed_shape(p, attrs.get(i, {}))
+        self._cached_graph = syms, out
+        len_prefix = len(_common_prefix(list(self._params.keys())))
+        self._reg_params = {key[len_prefix:]: val for key, val in self._params.items()}
+
+    def forward(self, x, *args):
+        if isinstance(x, NDArray):
+            with x.context:
+                return self._call_cached_op(x, *args)
+        if not isinstance(x, _sym.Symbol):
+            raise AssertionError("HybridBlock requires the first argument to forward be either Symbol or NDArray, "
+                                 f"but got {type(x)}")
+        flat, in_fmt = _flatten([x, *args], "input")
+        if in_fmt != self._in_format:
+            raise AssertionError("Invalid input format")
+        ret = copy.copy(self._cached_graph[1])
+        ret._compose(**{k.name: v for k, v in zip(self._cached_graph[0], flat, strict=True)})
+        return _regroup(list(ret), self._out_format)[0]
+
+    def _clear_cached_op(self) -> None:
+        graph = self._cached_graph
+        super()._clear_cached_op()
+        self._cached_graph = graph
+
+    def hybrid_forward(self, F, x, *args, **kwargs):
+        raise NotImplementedError
+
+
+def _seed_shape(param, attrs: dict) -> None:
+    shape = attrs.get("__shape__")
+    if shape and param.shape is None:
+        import ast
+
+        param._shape = tuple(ast.literal_eval(shape))

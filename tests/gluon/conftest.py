@@ -1,0 +1,10 @@
+"""Makes ``gluon_layers`` (small MXNet-named layers for these tests) importable."""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+
+_HERE = str(pathlib.Path(__file__).resolve().parent)
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
