@@ -24,13 +24,13 @@ inference, hybridized or not, as MXNet does.
 from __future__ import annotations
 
 import copy
-import os
 import warnings
 
 import numpy as np
 
 from .. import ndarray as nd
 from .. import symbol as _sym
+from ..atomic import write_file
 from ..ndarray.ndarray import NDArray
 from .block import Block
 from .cached_op import CachedOp
@@ -85,13 +85,6 @@ def _common_prefix(names: list) -> str:
             i += 1
         prefix = prefix[:i]
     return prefix
-
-
-def _write_atomic(path: str, text: str) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 class HybridBlock(Block):
@@ -272,7 +265,7 @@ class HybridBlock(Block):
                                "once before calling export.")
         sym = self._cached_graph[1]
         sym_file = f"{path}-symbol.json"
-        _write_atomic(sym_file, sym.tojson())
+        write_file(sym_file, sym.tojson())
         arg_names, aux_names = set(sym.list_arguments()), set(sym.list_auxiliary_states())
         arg_dict = {}
         for name, param in self.collect_params().items():

@@ -25,6 +25,7 @@ import os
 import numpy as np
 
 from .. import optimizer as opt
+from ..atomic import write_file
 from ..kvstore import KVStoreBase
 from ..kvstore import create as kv_create
 from .parameter import Parameter, ParameterDict
@@ -292,11 +293,7 @@ class Trainer:
                                      "kvstore.")
             self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
             return
-        data = self._updaters[0].get_states(dump_optimizer=True)
-        tmp = f"{fname}.tmp{os.getpid()}"
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, fname)
+        write_file(fname, self._updaters[0].get_states(dump_optimizer=True))
 
     def load_states(self, fname: str) -> None:
         """Load states written by :meth:`save_states` (the parameters' lr_mult/wd_mult stay current)."""
