@@ -27,6 +27,7 @@ from . import (
     profiler,
     random,
     recordio,
+    rnn,
     symbol,
     test_utils,
     viz,
@@ -49,6 +50,6 @@ __all__ = [
     "current_context", "num_gpus", "backends", "context", "engine", "executor", "io", "operator", "profiler",
     "random", "recordio", "nd", "ndarray", "sym", "symbol", "viz", "name", "AttrScope", "callback", "initializer",
     "init", "lr_scheduler", "metric", "optimizer", "opt", "kv", "kvstore", "mod", "module", "model",
-    "image", "autograd", "test_utils",
+    "image", "autograd", "test_utils", "rnn",
     "contrib", "gluon",
 ]

@@ -358,3 +358,34 @@ class LSTMBias(Initializer):
         arr[:] = 0.0
         num_hidden = arr.shape[0] // 4
         arr[num_hidden:2 * num_hidden] = self.forget_bias
+
+
+@register
+class FusedRNN(Initializer):
+    """Initialise a FusedRNNCell's flat parameter vector piece by piece: each gate's weight and bias with
+    ``init`` (the global initializer when None), the LSTM forget-gate biases with ``forget_bias``."""
+
+    def __init__(self, init, num_hidden: int, num_layers: int, mode: str, bidirectional: bool = False,
+                 forget_bias: float = 1.0) -> None:
+        if isinstance(init, str):
+            init = create(init)
+        super().__init__(init=init.dumps() if init is not None else None, num_hidden=num_hidden,
+                         num_layers=num_layers, mode=mode, bidirectional=bidirectional, forget_bias=forget_bias)
+        self._init = init
+        self._num_hidden, self._num_layers, self._mode = num_hidden, num_layers, mode
+        self._bidirectional, self._forget_bias = bidirectional, forget_bias
+
+    def _init_weight(self, desc, arr) -> None:
+        from .rnn.rnn_cell import FusedRNNCell  # the cell knows the layout; imported late (rnn builds on us)
+
+        cell = FusedRNNCell(self._num_hidden, self._num_layers, self._mode, self._bidirectional,
+                            forget_bias=self._forget_bias, prefix="")
+        pieces = cell.unpack_weights({"parameters": arr})
+        for name, piece in pieces.items():
+            if self._mode == "lstm" and name.endswith("_f_bias"):
+                piece[:] = self._forget_bias
+            elif self._init is None:
+                desc.global_init(InitDesc(name, global_init=desc.global_init), piece)
+            else:
+                self._init(InitDesc(name, global_init=desc.global_init), piece)
+        arr[:] = cell.pack_weights(pieces)["parameters"]

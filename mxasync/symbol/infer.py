@@ -100,6 +100,47 @@ def infer_graph(g: IndexedGraph, known: dict[int, Any], kind: str) -> list:
     return vals
 
 
+def _partly_known(shape) -> bool:
+    """MXNet's shape semantics: a 0 dimension is not known yet (``Variable(shape=(0, 16))``, ``zeros((0, 16))``)."""
+    return shape is not None and 0 in shape
+
+
+def _merge_shapes(old: tuple, new: tuple) -> tuple | None:
+    """The two shapes with each unknown (0) dimension filled from the other; None when they disagree."""
+    if len(old) != len(new):
+        return None
+    merged = []
+    for a, b in zip(old, new, strict=True):
+        if a != b and a and b:
+            return None
+        merged.append(a or b)
+    return tuple(merged)
+
+
+def _refine_partial(g, prop, args, outs, vals, put) -> None:
+    """Fill unknown (0) input dimensions: an elementwise op gives every input and output the merge of the
+    shapes it has; other ops may say how their outputs determine their inputs (``refine_partial_inputs``,
+    e.g. FullyConnected takes the batch size from its output, as MXNet's shape functions do)."""
+    if _elementwise(prop, "shape"):
+        merged = None
+        for e in list(args) + list(outs):
+            v = vals[e]
+            if v is not None:
+                merged = v if merged is None else _merge_shapes(merged, v)
+                if merged is None:
+                    return  # a real mismatch: the op's own rule reports it
+        for e in args:
+            put(e, merged, "input")
+        for e in outs:
+            put(e, merged, "output")
+        return
+    refine = getattr(prop, "refine_partial_inputs", None)
+    if refine is not None and all(vals[e] is not None for e in outs):
+        refined = refine([vals[e] for e in args], [vals[e] for e in outs])
+        for e, v in zip(args, refined or (), strict=False):
+            put(e, v, "input")
+
+
 def _fmt(v) -> str:
     return "?" if v is None else (str(tuple(v)) if isinstance(v, tuple) else np.dtype(v).name)
 
@@ -121,6 +162,10 @@ def _step(g: IndexedGraph, nid: int, vals: list, kind: str) -> bool:
         if old is None:
             vals[eid] = v
             changed = True
+        elif old != v and kind == "shape" and (merged := _merge_shapes(old, v)) is not None:
+            if merged != old:  # a 0 (unknown) dimension became known
+                vals[eid] = merged
+                changed = True
         elif old != v:
             raise MXAsyncError(
                 f"infer_{kind}: error in operator {node.name} ({node.op.name}): {what} "
@@ -131,7 +176,10 @@ def _step(g: IndexedGraph, nid: int, vals: list, kind: str) -> bool:
     if first_out is not None and any(vals[e] is None for e in args) and _elementwise(prop, kind):
         for e in args:
             put(e, first_out, "input")
-    ins = [vals[e] for e in args]
+    if kind == "shape" and any(_partly_known(vals[e]) for e in args):
+        _refine_partial(g, prop, args, outs, vals, put)
+    # an op sees a shape with an unknown (0) dimension as unknown; what it infers is merged into it
+    ins = [None if kind == "shape" and _partly_known(vals[e]) else vals[e] for e in args]
     try:
         rule = prop.infer_shape if kind == "shape" else prop.infer_type
         in_v, out_v, aux_v = rule(list(ins))
@@ -175,7 +223,7 @@ def _result(g: IndexedGraph, vals: list, kind: str, partial: bool):
     arg = [vals[g.entry_ptr[i]] for i in g.arg_nodes]
     out = [vals[e] for e in g.heads]
     aux = [vals[g.entry_ptr[i]] for i in g.aux_nodes]
-    if not partial and any(v is None for v in arg + out + aux):
+    if not partial and any(v is None or (kind == "shape" and _partly_known(v)) for v in arg + out + aux):
         return None, None, None
     return [conv(v) for v in arg], [conv(v) for v in out], [conv(v) for v in aux]
 

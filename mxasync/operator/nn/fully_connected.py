@@ -49,6 +49,16 @@ class _FCProperty(FunctionalProperty):
         return ins, [out], []
 
 
+    def refine_partial_inputs(self, in_shapes, out_shapes):
+        """Unknown (0) leading dimensions of data come from the output (MXNet's FullyConnected shape rule)."""
+        d, out = in_shapes[0], out_shapes[0]
+        if d is None or out is None:
+            return None
+        lead = (out[0],) if self.params.flatten else tuple(out[:-1])
+        rest = tuple(d[1:]) if self.params.flatten else (d[-1],)
+        return [lead + rest]
+
+
 def _fc_fwd(xp, p, data, weight, bias=None, out=None):
     return fck.fully_connected(xp, data, weight, bias, num_hidden=p.num_hidden, no_bias=p.no_bias, flatten=p.flatten,
                                out=out)

@@ -94,11 +94,13 @@ def _arange(xp, p):
 
 
 _NO_INPUTS = dict(arguments=(), deps="", bwd=None)
-defop("_zeros", param=InitParam, base=_InitProperty, fwd=lambda xp, p: xp.zeros(p.shape, dtype=p.dtype),
+# a constant fill is written as a 0-d value broadcast into the output: in a graph the output's shape may be
+# known only from its consumers (MXNet's ``zeros((0, 16))``, the begin states of RNN cells)
+defop("_zeros", param=InitParam, base=_InitProperty, fwd=lambda xp, p: xp.zeros((), dtype=p.dtype),
       doc="An array of zeros of ``shape`` and ``dtype``.", **_NO_INPUTS)
-defop("_ones", param=InitParam, base=_InitProperty, fwd=lambda xp, p: xp.ones(p.shape, dtype=p.dtype),
+defop("_ones", param=InitParam, base=_InitProperty, fwd=lambda xp, p: xp.ones((), dtype=p.dtype),
       doc="An array of ones of ``shape`` and ``dtype``.", **_NO_INPUTS)
-defop("_full", param=FullParam, base=_InitProperty, fwd=lambda xp, p: xp.full(p.shape, p.value, dtype=p.dtype),
+defop("_full", param=FullParam, base=_InitProperty, fwd=lambda xp, p: xp.full((), p.value, dtype=p.dtype),
       doc="An array of ``shape`` filled with ``value``.", **_NO_INPUTS)
 defop("_arange", param=ArangeParam, base=_ArangeProperty, fwd=_arange,
       doc="Evenly spaced values in [start, stop) by ``step`` ([0, start) without stop), each repeated "
