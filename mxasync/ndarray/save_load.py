@@ -16,7 +16,7 @@ import numpy as np
 
 from ..base import MXAsyncError
 from ..runtime.context import Context, num_gpus
-from .ndarray import NDArray, array
+from .ndarray import NDArray, array, empty
 from .serialization import ArrayRecord, dumps_arrays, load_arrays, loads_arrays, save_arrays
 
 __all__ = ["save", "load", "load_frombuffer", "dumps"]
@@ -49,7 +49,7 @@ def dumps(data) -> bytes:
     return dumps_arrays(_records(data))
 
 
-def _to_ndarray(rec: ArrayRecord):
+def _to_ndarray(rec: ArrayRecord, made: dict[int, NDArray]):
     if rec.array is None:
         return None
     dev_type, dev_id = rec.context
@@ -58,18 +58,33 @@ def _to_ndarray(rec: ArrayRecord):
         ctx = Context("cpu", 0)  # saved on a GPU we do not have: load on the CPU, like MXNet
     elif ctx.device_type in ("cpu_pinned", "cpu_shared"):
         ctx = Context("cpu", 0)
+    held = made.get(id(rec.array))
+    if held is not None and held.context == ctx:
+        return held  # the file's bytes were read straight into it: no copy
     return array(rec.array, ctx=ctx, dtype=rec.array.dtype if rec.array.dtype != np.bool_ else np.bool_)
 
 
-def _convert(loaded):
+def _convert(loaded, made: dict[int, NDArray] | None = None):
+    made = made or {}
     if isinstance(loaded, dict):
-        return {k: _to_ndarray(v) for k, v in loaded.items()}
-    return [_to_ndarray(v) for v in loaded]
+        return {k: _to_ndarray(v, made) for k, v in loaded.items()}
+    return [_to_ndarray(v, made) for v in loaded]
 
 
 def load(fname):
-    """Load a file written by ``mx.nd.save`` (ours or MXNet's): a list, or a dict when named."""
-    return _convert(load_arrays(fname))
+    """Load a file written by ``mx.nd.save`` (ours or MXNet's): a list, or a dict when named.
+
+    The file is read as a stream: its header is checked before any large read, and each
+    array's bytes go straight into the NDArray's memory (peak memory near the data's size).
+    """
+    made: dict[int, NDArray] = {}
+
+    def alloc(shape, dtype):
+        out = empty(shape, Context("cpu", 0), dtype)
+        made[id(out._data)] = out
+        return out._data
+
+    return _convert(load_arrays(fname, alloc), made)
 
 
 def load_frombuffer(buf):

@@ -31,15 +31,18 @@ a dict whose values are numpy arrays, ``(array, (dev_type, dev_id))`` pairs or `
 
 from __future__ import annotations
 
+import io
 import os
+import stat
 import struct
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import IO, Any, NamedTuple, Union
 
 import numpy as np
 
 from mxasync.atomic import AtomicFile
-from mxasync.base import MXAsyncError
+from mxasync.base import MXAsyncError, MXAsyncOSError
 
 __all__ = [
     "ArrayRecord",
@@ -198,22 +201,42 @@ def save_arrays(target: str | os.PathLike[str] | IO[bytes], data: SaveData, *, n
 # ----------------------------------------------------------------------------- loading
 
 
+Alloc = Callable[[tuple[int, ...], np.dtype], np.ndarray]
+_MAX_BYTES = 2**63 - 1
+_CHUNK = 1 << 20
+
+
+def _np_alloc(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    return np.empty(shape, dtype)
+
+
+def _truncated(n: int, what: str, pos: int, left: int) -> MXAsyncError:
+    return MXAsyncError(f"truncated NDArray file: expected {n} bytes for {what} at byte offset {pos}, "
+                        f"but only {left} remain")
+
+
 class _Reader:
-    """Bounds-checked little-endian reads with offsets in the error messages."""
+    """Bounds-checked little-endian reads from a buffer, with offsets in the error messages."""
 
     def __init__(self, buf: bytes | bytearray | memoryview) -> None:
         self.buf = memoryview(buf).cast("B")
         self.pos = 0
 
+    def remaining(self) -> int | None:
+        return len(self.buf) - self.pos
+
     def take(self, n: int, what: str) -> memoryview:
         left = len(self.buf) - self.pos
         if n > left:
-            raise MXAsyncError(
-                f"truncated NDArray file: expected {n} bytes for {what} at byte offset {self.pos}, "
-                f"but only {left} remain"
-            )
+            raise _truncated(n, what, self.pos, left)
         out = self.buf[self.pos : self.pos + n]
         self.pos += n
+        return out
+
+    def read_data(self, shape: tuple[int, ...], count: int, dtype: np.dtype, what: str, alloc: Alloc) -> np.ndarray:
+        raw = self.take(count * dtype.itemsize, what)
+        out = alloc(shape, dtype)
+        out.reshape(-1)[...] = np.frombuffer(raw, dtype=dtype.newbyteorder("<"), count=count)
         return out
 
     def unpack(self, fmt: str, what: str) -> tuple:
@@ -226,6 +249,59 @@ class _Reader:
         return MXAsyncError(f"corrupt NDArray file: {msg} at byte offset {at}")
 
 
+class _StreamReader(_Reader):
+    """The same reads from a file, never reading ahead: the header is checked before any large read,
+    data goes straight into the array ``alloc`` returns, and on a regular file every length is
+    checked against the bytes left before anything is allocated."""
+
+    def __init__(self, f: IO[bytes]) -> None:
+        self.f = f
+        self.pos = 0
+        self.size: int | None = None
+        try:
+            st = os.fstat(f.fileno())
+            if stat.S_ISREG(st.st_mode):
+                self.size = st.st_size - f.tell()
+        except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+            pass  # a pipe, a device or a file-like object: lengths are checked as bytes arrive
+
+    def remaining(self) -> int | None:
+        return None if self.size is None else self.size - self.pos
+
+    def take(self, n: int, what: str) -> memoryview:
+        left = self.remaining()
+        if left is not None and n > left:
+            raise _truncated(n, what, self.pos, left)
+        parts, need = [], n
+        while need:  # in bounded chunks: a huge claimed length costs only the bytes really there
+            chunk = self.f.read(min(need, _CHUNK))
+            if not chunk:
+                raise _truncated(n, what, self.pos, n - need)
+            parts.append(chunk)
+            need -= len(chunk)
+        self.pos += n
+        return memoryview(parts[0] if len(parts) == 1 else b"".join(parts))
+
+    def read_data(self, shape: tuple[int, ...], count: int, dtype: np.dtype, what: str, alloc: Alloc) -> np.ndarray:
+        nbytes = count * dtype.itemsize
+        if self.size is None:
+            return super().read_data(shape, count, dtype, what, alloc)
+        left = self.size - self.pos
+        if nbytes > left:
+            raise _truncated(nbytes, what, self.pos, left)
+        out = alloc(shape, dtype)
+        view, done = memoryview(out.reshape(-1)).cast("B"), 0
+        while done < nbytes:
+            got = self.f.readinto(view[done:])
+            if not got:
+                raise _truncated(nbytes, what, self.pos, done)
+            done += got
+        self.pos += nbytes
+        if sys.byteorder == "big" and dtype.itemsize > 1:
+            out.byteswap(inplace=True)
+        return out
+
+
 def _read_dims(r: _Reader, ndim: int, fmt: str, what: str) -> tuple[int, ...]:
     at = r.pos
     dims = r.unpack(f"{ndim}{fmt}", what) if ndim else ()
@@ -234,7 +310,7 @@ def _read_dims(r: _Reader, ndim: int, fmt: str, what: str) -> tuple[int, ...]:
     return tuple(dims)
 
 
-def _read_body(r: _Reader, shape: tuple[int, ...], what: str) -> ArrayRecord:
+def _read_body(r: _Reader, shape: tuple[int, ...], what: str, alloc: Alloc) -> ArrayRecord:
     at = r.pos
     dev_type, dev_id, flag = r.unpack("iii", f"context and type flag of {what}")
     if dev_type not in DEV_TYPES:
@@ -244,15 +320,17 @@ def _read_body(r: _Reader, shape: tuple[int, ...], what: str) -> ArrayRecord:
             raise MXAsyncError(f"{what} at byte offset {at} is bfloat16 (type flag 12), which mxasync does not support")
         raise r.corrupt(f"unknown type flag {flag} for {what}", at + 8)
     dtype = TYPE_FLAGS[flag]
-    count = 1
+    count, extent = 1, dtype.itemsize
     for d in shape:
         count *= d
-    raw = r.take(count * dtype.itemsize, f"data of {what} ({dtype}, shape {shape})")
-    arr = np.frombuffer(raw, dtype=dtype.newbyteorder("<"), count=count).astype(dtype, copy=True)
-    return ArrayRecord(arr.reshape(shape), (dev_type, dev_id))
+        extent *= max(d, 1)
+    if extent > _MAX_BYTES:  # numpy cannot even describe it, whatever a zero dimension makes the size
+        raise r.corrupt(f"shape {shape} of {what} is too large for any array ({dtype})", at - 8 * len(shape))
+    arr = r.read_data(shape, count, dtype, f"data of {what} ({dtype}, shape {shape})", alloc)
+    return ArrayRecord(arr, (dev_type, dev_id))
 
 
-def _read_array(r: _Reader, index: int) -> ArrayRecord:
+def _read_array(r: _Reader, index: int, alloc: Alloc) -> ArrayRecord:
     what = f"array {index}"
     at = r.pos
     magic = r.one("I", f"magic of {what}")
@@ -271,12 +349,12 @@ def _read_array(r: _Reader, index: int) -> ArrayRecord:
             return ArrayRecord(None, CPU)  # a "none" array: MXNet stores nothing more
         if not 0 <= ndim <= _MAX_LEGACY_NDIM:
             raise r.corrupt(f"bad ndim {ndim} for {what}", r.pos - 4)
-        return _read_body(r, _read_dims(r, ndim, "q", f"shape of {what}"), what)
+        return _read_body(r, _read_dims(r, ndim, "q", f"shape of {what}"), what, alloc)
     if magic == V1_MAGIC:
         ndim = r.one("I", f"ndim of {what}")
         if ndim > _MAX_LEGACY_NDIM:
             raise r.corrupt(f"bad ndim {ndim} for {what}", r.pos - 4)
-        return _read_body(r, _read_dims(r, ndim, "q", f"shape of {what}"), what)
+        return _read_body(r, _read_dims(r, ndim, "q", f"shape of {what}"), what, alloc)
     if magic > _MAX_LEGACY_NDIM:
         raise r.corrupt(
             f"bad magic 0x{magic:08X} for {what} (expected 0x{V2_MAGIC:08X}, 0x{V3_MAGIC:08X}, "
@@ -284,23 +362,29 @@ def _read_array(r: _Reader, index: int) -> ArrayRecord:
             at,
         )
     # Pre-V1 layout: the word just read was ndim; dims are uint32.
-    return _read_body(r, _read_dims(r, magic, "I", f"shape of {what}"), what)
+    return _read_body(r, _read_dims(r, magic, "I", f"shape of {what}"), what, alloc)
 
 
-def loads_arrays(buffer: bytes | bytearray | memoryview) -> Loaded:
-    """Parse the bytes of an ``mx.nd.save`` file: a list of :class:`ArrayRecord`, or a dict when named."""
-    r = _Reader(buffer)
+def loads_arrays(buffer: bytes | bytearray | memoryview, alloc: Alloc = _np_alloc) -> Loaded:
+    """Parse the bytes of an ``mx.nd.save`` file: a list of :class:`ArrayRecord`, or a dict when named.
+
+    ``alloc(shape, dtype)`` gives the writable C-contiguous array each array's data goes into.
+    """
+    return _parse(_Reader(buffer), alloc)
+
+
+def _parse(r: _Reader, alloc: Alloc) -> Loaded:
     magic, _reserved = r.unpack("QQ", "file header")
     if magic != LIST_MAGIC:
         raise r.corrupt(f"file magic is 0x{magic:X}, expected 0x{LIST_MAGIC:X} (not an MXNet NDArray file)", 0)
     count = r.one("Q", "array count")
-    left = len(r.buf) - r.pos
-    if count > left // 4:  # every array takes at least 4 bytes; refuse before allocating
+    left = r.remaining()
+    if left is not None and count > left // 4:  # every array takes at least 4 bytes; refuse before allocating
         raise MXAsyncError(
             f"truncated NDArray file: expected at least {4 * count} bytes for the {count} arrays "
             f"the array count announces at byte offset {r.pos}, but only {left} remain"
         )
-    records = [_read_array(r, i) for i in range(count)]
+    records = [_read_array(r, i, alloc) for i in range(count)]
     at = r.pos
     nnames = r.one("Q", "name count")
     if nnames not in (0, count):
@@ -320,9 +404,18 @@ def loads_arrays(buffer: bytes | bytearray | memoryview) -> Loaded:
     return out
 
 
-def load_arrays(source: str | os.PathLike[str] | IO[bytes]) -> Loaded:
-    """Read an ``mx.nd.save`` / ``.params`` file from a path or a binary file object."""
+def load_arrays(source: str | os.PathLike[str] | IO[bytes], alloc: Alloc = _np_alloc) -> Loaded:
+    """Read an ``mx.nd.save`` / ``.params`` file from a path or a binary file object, as a stream.
+
+    The file is never read whole: each length is checked against what is left before
+    anything is allocated, and each array's data is read straight into ``alloc(shape, dtype)``,
+    so the peak memory stays near the data's size.
+    """
     if hasattr(source, "read"):
-        return loads_arrays(source.read())  # type: ignore[union-attr]
-    with open(os.fspath(source), "rb") as f:
-        return loads_arrays(f.read())
+        return _parse(_StreamReader(source), alloc)  # type: ignore[arg-type]
+    try:
+        f = open(os.fspath(source), "rb")  # noqa: SIM115 -- closed below
+    except OSError as e:
+        raise MXAsyncOSError(f"cannot read NDArray file {os.fspath(source)}: {e.strerror or e}") from e
+    with f:
+        return _parse(_StreamReader(f), alloc)
