@@ -4,15 +4,21 @@
   without it, for training and for inference, on an MLP, a LeNet and a
   ResNet-18-shaped network;
 * LeNet forward+backward time through the executor against a hand-written
-  numpy implementation of the same network, measured in the same run.
+  numpy implementation of the same network, measured in the same run;
+* ``simple_bind`` time (wall and CPU) of chains of 1k-20k nodes (alternating ``x * 1.5``
+  and relu), against MXNet 1.9.1 binding the same chain in a subprocess when
+  ``--mxnet`` names its Python (default ``/work/mxref/bin/python`` if present).
 
-Usage: ``python benchmarks/executor.py [--batch 64] [--repeat 20]``
+Usage: ``python benchmarks/executor.py [--batch 64] [--repeat 20] [--bind-sizes 1000,2000,4000,8000,20000]``
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -168,11 +174,49 @@ def speed(batch: int, repeat: int) -> dict:
             "max_rel_grad_diff": err}
 
 
+_CHAIN = """
+import sys, time
+n = int(sys.argv[1])
+h = mx.sym.Variable("data")
+for i in range(n):
+    h = mx.sym.Activation(h, act_type="relu", name=f"a{i}") if i % 2 else h * 1.5
+t0, c0 = time.perf_counter(), time.process_time()
+exe = h.simple_bind(mx.cpu(), data=(2, 3))
+print(time.perf_counter() - t0, time.process_time() - c0)
+"""
+
+
+def _bind_once(python: str, module: str, n: int) -> tuple[float, float]:
+    # a fresh process per size: no cache or garbage from the previous size
+    code = f"import {module} as mx\n" + _CHAIN
+    out = subprocess.run([python, "-c", code, str(n)], capture_output=True, text=True, timeout=1800, check=True)
+    wall, cpu = out.stdout.split()[-2:]
+    return float(wall), float(cpu)
+
+
+def bind_times(sizes: list[int], mxnet: str | None) -> dict:
+    """Seconds to ``simple_bind`` an n-node chain, ours and (when available) MXNet's, alternated."""
+    res = {}
+    for n in sizes:
+        wall, cpu = _bind_once(sys.executable, "mxasync", n)
+        row = {"mxasync_wall_s": round(wall, 3), "mxasync_cpu_s": round(cpu, 3)}
+        if mxnet:
+            mwall, mcpu = _bind_once(mxnet, "mxnet", n)
+            row.update(mxnet_wall_s=round(mwall, 3), mxnet_cpu_s=round(mcpu, 3),
+                       cpu_ratio=round(cpu / max(mcpu, 1e-9), 2))
+        res[str(n)] = row
+    return res
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--resnet-batch", type=int, default=4)
+    ap.add_argument("--bind-sizes", default="1000,2000,4000,8000,20000",
+                    help="chain lengths whose bind is timed ('' to skip)")
+    default_mx = "/work/mxref/bin/python" if os.path.exists("/work/mxref/bin/python") else None
+    ap.add_argument("--mxnet", default=default_mx, help="a Python with MXNet 1.9.1 for the bind comparison")
     args = ap.parse_args()
     result = {
         "memory": {
@@ -181,6 +225,7 @@ def main() -> None:
             "resnet18": memory(resnet18(), {"data": (args.resnet_batch, 3, 224, 224)}),
         },
         "lenet_forward_backward": speed(args.batch, args.repeat),
+        "bind_chain": bind_times([int(n) for n in args.bind_sizes.split(",") if n], args.mxnet),
     }
     print(json.dumps(result, indent=2))
 

@@ -20,6 +20,8 @@ import numpy as np
 from ..base import MXAsyncError
 from ..ndarray.ndarray import NDArray, zeros
 from ..operator import OpReqType
+from ..symbol.indexed import IndexedGraph
+from ..symbol.infer import infer_shape, infer_type
 from .executor import Executor
 
 __all__ = ["simple_bind", "bind", "reshape", "parse_grad_req"]
@@ -43,7 +45,8 @@ def parse_grad_req(grad_req: Any, names: list[str]) -> list[str]:
 def simple_bind(sym, ctx, grad_req: Any = "write", type_dict: dict | None = None, shared_exec=None,
                 **shapes: Any) -> Executor:
     arg_names, aux_names = sym.list_arguments(), sym.list_auxiliary_states()
-    arg_shapes, _, aux_shapes = sym.infer_shape(**shapes)
+    g = IndexedGraph(sym)  # one graph and one inference serve the shapes here and the executor
+    arg_shapes, _, aux_shapes = infer_shape(sym, (), shapes, partial=False, graph=g)
     if arg_shapes is None:
         partial, _, aux_p = sym.infer_shape_partial(**shapes)
         missing = [n for n, s in zip(arg_names + aux_names, partial + aux_p, strict=True) if s == ()]
@@ -51,7 +54,7 @@ def simple_bind(sym, ctx, grad_req: Any = "write", type_dict: dict | None = None
     if type_dict is None:
         attrs = sym.attr_dict()
         type_dict = {n: np.float32 for n in arg_names if "__dtype__" not in attrs.get(n, {})}
-    arg_types, _, aux_types = sym.infer_type_partial(**type_dict)
+    arg_types, _, aux_types = infer_type(sym, (), type_dict, partial=True, graph=g)
     arg_types = [t or np.float32 for t in arg_types]
     aux_types = [t or np.float32 for t in aux_types]
     reqs = parse_grad_req(grad_req, arg_names)
@@ -59,7 +62,7 @@ def simple_bind(sym, ctx, grad_req: Any = "write", type_dict: dict | None = None
     grads = [zeros(s, ctx, t) if OpReqType.parse(r) != OpReqType.NULL else None
              for s, t, r in zip(arg_shapes, arg_types, reqs, strict=True)]
     aux = [zeros(s, ctx, t) for s, t in zip(aux_shapes, aux_types, strict=True)]
-    return Executor(sym, ctx, args, grads, reqs, aux, shared_exec=shared_exec)
+    return Executor(sym, ctx, args, grads, reqs, aux, shared_exec=shared_exec, graph=g)
 
 
 def _as_list(value: Any, names: list[str], what: str, allow_missing: bool) -> list:

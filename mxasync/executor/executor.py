@@ -9,6 +9,7 @@ with ``asnumpy()`` and async code ``await``s them.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from ..ndarray.ndarray import NDArray, array
 from ..operator import OpReqType
 from ..runtime.engine import Engine
 from ..symbol.indexed import IndexedGraph
-from ..symbol.infer import infer_graph
+from ..symbol.infer import infer_again
 from .gradient import EntryInfo, ExecOp, build_backward
 from .memory import PlanOp, plan_memory
 from .program import compile_ops
@@ -31,15 +32,15 @@ class Executor:
     """Made by ``Symbol.simple_bind`` / ``Symbol.bind``; holds the arrays of one bound graph."""
 
     def __init__(self, sym, ctx, arg_arrays: list, grad_arrays: list, grad_reqs: list, aux_arrays: list,
-                 shared_exec: Executor | None = None):
+                 shared_exec: Executor | None = None, graph: IndexedGraph | None = None):
         from ..backends import get_backend
 
         self._symbol = sym
         self._ctx = ctx
         self._xp = get_backend(ctx.device_type).xp
-        g = self._graph = IndexedGraph(sym)
-        names = [g.nodes[i].name for i in g.input_nodes]
-        dup = {n for n in names if names.count(n) > 1}
+        g = self._graph = graph if graph is not None and graph.symbol is sym else IndexedGraph(sym)
+        counts = Counter(g.nodes[i].name for i in g.input_nodes)
+        dup = {n for n, c in counts.items() if c > 1}
         if dup:
             raise MXAsyncError(f"bind: the symbol has several inputs named {sorted(dup)}")
         self.arg_arrays, self.grad_arrays, self.aux_arrays = list(arg_arrays), list(grad_arrays), list(aux_arrays)
@@ -53,8 +54,8 @@ class Executor:
         g = self._graph
         var_arrays = dict(zip(g.arg_nodes, self.arg_arrays, strict=True))
         var_arrays.update(zip(g.aux_nodes, self.aux_arrays, strict=True))
-        shapes = infer_graph(g, {n: a.shape for n, a in var_arrays.items()}, "shape")
-        types = infer_graph(g, {n: np.dtype(a.dtype) for n, a in var_arrays.items()}, "type")
+        shapes = infer_again(g, {n: a.shape for n, a in var_arrays.items()}, "shape")
+        types = infer_again(g, {n: np.dtype(a.dtype) for n, a in var_arrays.items()}, "type")
         entries: list[EntryInfo] = []
         for node in g.nodes:
             for k in range(node.num_outputs()):
@@ -103,7 +104,7 @@ class Executor:
         for nid, a in var_arrays.items():
             arrays[g.entry_ptr[nid]] = a
         for nid, e in self._arg_grad_entries.items():
-            arrays[e] = self.grad_arrays[g.arg_nodes.index(nid)]
+            arrays[e] = self.grad_arrays[g.arg_index[nid]]
         for e in self._head_grads:
             if e is not None and arrays[e] is None:
                 info = self._entries[e]

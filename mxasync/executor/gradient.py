@@ -143,6 +143,7 @@ def build_backward(g, entries: list[EntryInfo], grad_req: dict[int, OpReqType]):
                           inplace=inplace, og=og, in_grad=in_grad, deps=deps))
 
     arg_grads: dict[int, int] = {}
+    producer = {w: op for op in ops for w in op.writes}  # one map, not a scan of every op per argument
     for nid, req in grad_req.items():
         if req == OpReqType.NULL:
             continue
@@ -153,18 +154,17 @@ def build_backward(g, entries: list[EntryInfo], grad_req: dict[int, OpReqType]):
         if not ts:
             if req != OpReqType.ADD_TO:
                 ops.append(ExecOp("zero", None, writes=[target], req=[req]))
-        elif len(ts) > 1 or not _redirect(ops, ts[0], target, req):
+        elif len(ts) > 1 or not _redirect(producer.get(ts[0]), ts[0], target, req):
             ops.append(ExecOp("sum", None, reads=list(ts), writes=[target], req=[req]))
     return ops, head_grads, arg_grads
 
 
-def _redirect(ops: list[ExecOp], old: int, new: int, req) -> bool:
-    """Make the op producing gradient term ``old`` write the argument's gradient ``new`` directly."""
-    for op in ops:
-        if old in op.writes:
-            i = op.writes.index(old)
-            op.writes[i], op.req[i] = new, req
-            op.in_grad = [new if x == old else x for x in op.in_grad]
-            op.inplace = [(a, b) for a, b in op.inplace if b != old]
-            return True
-    return False  # a head gradient used as is: the caller copies it
+def _redirect(op: ExecOp | None, old: int, new: int, req) -> bool:
+    """Make ``op``, which produces gradient term ``old``, write the argument's gradient ``new`` directly."""
+    if op is None:
+        return False  # a head gradient used as is: the caller copies it
+    i = op.writes.index(old)
+    op.writes[i], op.req[i] = new, req
+    op.in_grad = [new if x == old else x for x in op.in_grad]
+    op.inplace = [(a, b) for a, b in op.inplace if b != old]
+    return True

@@ -17,6 +17,7 @@ share one NDArray chunk, hence one engine var.
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -47,22 +48,27 @@ def plan_memory(nbytes: list[int], ops: list[PlanOp], external: set[int], persis
     storage = [-1] * len(nbytes)
     sizes: list[int] = []
     live: list[int] = []  # live entries per block
-    free: list[int] = []
+    # free blocks as (size, release order, block), sorted: best fit is a bisection, not a scan
+    free: list[tuple[int, int, int]] = []
+    released = 0
     refs = Counter()
     for op in ops:
         refs.update(op.reads)
     inplace_done: set[int] = set()
 
     def new_block(n: int) -> int:
-        if enabled:
-            fits = [b for b in free if sizes[b] >= n and sizes[b] <= n * MATCH_RANGE]
-            if fits:
-                b = min(fits, key=lambda b: sizes[b])
-            else:
-                grow = [b for b in free if sizes[b] < n and sizes[b] * MATCH_RANGE >= n]
-                b = max(grow, key=lambda b: sizes[b]) if grow else -1
-            if b >= 0:
-                free.remove(b)
+        if enabled and free:
+            # the smallest free block of n..16n bytes, else the largest of n/16..n (grown);
+            # among equal sizes the one freed first
+            i = bisect_left(free, (n,))
+            if i == len(free) or free[i][0] > n * MATCH_RANGE:
+                i = -1
+                if bisect_left(free, (n,)) > 0:
+                    largest = free[bisect_left(free, (n,)) - 1][0]
+                    if largest * MATCH_RANGE >= n:
+                        i = bisect_left(free, (largest,))
+            if i >= 0:
+                b = free.pop(i)[2]
                 sizes[b] = max(sizes[b], n)
                 return b
         sizes.append(n)
@@ -70,12 +76,14 @@ def plan_memory(nbytes: list[int], ops: list[PlanOp], external: set[int], persis
         return len(sizes) - 1
 
     def release(e: int) -> None:
+        nonlocal released
         b = storage[e]
         if b < 0 or e in persistent:
             return
         live[b] -= 1
         if live[b] == 0:
-            free.append(b)
+            insort(free, (sizes[b], released, b))
+            released += 1
 
     for op in ops:
         here = Counter(op.reads)

@@ -42,12 +42,12 @@ def _vars(arrays, eids) -> list:
 
 def compile_ops(ex, ops) -> list[Step]:
     """Steps for ``ops`` of executor ``ex`` (its graph, entries, arrays, plan and context)."""
-    return [_compile(ex, op) for op in ops]
+    data = [a._data if a is not None else None for a in ex._arrays]  # once: per op it made bind quadratic
+    return [_compile(ex, op, data) for op in ops]
 
 
-def _compile(ex, op) -> Step:
+def _compile(ex, op, data) -> Step:
     g, arrays, ctx = ex._graph, ex._arrays, ex._ctx
-    data = [a._data if a is not None else None for a in arrays]
     if op.kind == "sum":
         return _sum_step(ex, op, data)
     if op.kind == "zero":

@@ -6,6 +6,8 @@ and the executor work on these ids.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from .node import Node, topo_order
 
 __all__ = ["IndexedGraph"]
@@ -22,6 +24,8 @@ class IndexedGraph:
         self.entry_ptr = ptr
         self.num_entries = ptr[-1]
         self.inputs: list[list[int]] = [[self.eid(e) for e in n.inputs] for n in self.nodes]
+        self._split: list = [None] * len(self.nodes)  # split_inputs per node, computed on first use
+        self.inferred: dict[str, list] = {}  # the last inference per kind ("shape", "type"), reused by bind
         self.heads = [self.eid(h) for h in sym._heads]
         mutable: set[int] = set()
         for _i, n in enumerate(self.nodes):
@@ -31,6 +35,7 @@ class IndexedGraph:
                     mutable.add(child)
         self.input_nodes = [i for i, n in enumerate(self.nodes) if n.is_variable]
         self.arg_nodes = [i for i in self.input_nodes if i not in mutable]
+        self.arg_index = {nid: k for k, nid in enumerate(self.arg_nodes)}
         self.aux_nodes = [i for i in self.input_nodes if i in mutable]
 
     def eid(self, entry) -> int:
@@ -38,13 +43,16 @@ class IndexedGraph:
 
     def entry_name(self, eid: int) -> str:
         """``fc1_output``, or a variable's name."""
-        for i in range(len(self.nodes)):
-            if self.entry_ptr[i] <= eid < self.entry_ptr[i + 1]:
-                return self.nodes[i].output_name(eid - self.entry_ptr[i])
-        raise IndexError(eid)
+        if not 0 <= eid < self.num_entries:
+            raise IndexError(eid)
+        i = bisect_right(self.entry_ptr, eid) - 1  # entry_ptr is non-decreasing: log n, not a scan
+        return self.nodes[i].output_name(eid - self.entry_ptr[i])
 
     def split_inputs(self, nid: int) -> tuple[list[int], list[int]]:
-        """The node's argument entry ids and aux entry ids."""
-        ins = self.inputs[nid]
-        n = self.nodes[nid].num_args()
-        return ins[:n], ins[n:]
+        """The node's argument entry ids and aux entry ids (cached: the passes ask per node and sweep)."""
+        split = self._split[nid]
+        if split is None:
+            ins = self.inputs[nid]
+            n = self.nodes[nid].num_args()
+            split = self._split[nid] = (ins[:n], ins[n:])
+        return split

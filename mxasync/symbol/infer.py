@@ -89,12 +89,15 @@ def infer_graph(g: IndexedGraph, known: dict[int, Any], kind: str) -> list:
     for nid, v in {**var_hints(g, kind), **known}.items():
         vals[g.entry_ptr[nid]] = _norm(v, kind)
     ops = [i for i, n in enumerate(g.nodes) if not n.is_variable]
+    done = bytearray(len(g.nodes))  # ran with every entry known: running again can change nothing
     for _ in range(len(ops) + 2):
         changed = False
         for nid in ops:
-            changed |= _step(g, nid, vals, kind)
+            if not done[nid]:
+                changed |= _step(g, nid, vals, kind, done)
         for nid in reversed(ops):
-            changed |= _step(g, nid, vals, kind)
+            if not done[nid]:
+                changed |= _step(g, nid, vals, kind, done)
         if not changed:
             break
     return vals
@@ -145,13 +148,14 @@ def _fmt(v) -> str:
     return "?" if v is None else (str(tuple(v)) if isinstance(v, tuple) else np.dtype(v).name)
 
 
-def _step(g: IndexedGraph, nid: int, vals: list, kind: str) -> bool:
+def _step(g: IndexedGraph, nid: int, vals: list, kind: str, done: bytearray) -> bool:
     node = g.nodes[nid]
     prop = node.prop
     args, aux = g.split_inputs(nid)
-    base = g.entry_ptr[nid]
-    outs = list(range(base, base + node.num_outputs()))
+    outs = range(g.entry_ptr[nid], g.entry_ptr[nid + 1])
     changed = False
+    complete = all(vals[e] is not None for e in args) and all(vals[e] is not None for e in outs) and all(
+        vals[e] is not None for e in aux)
 
     def put(eid: int, v, what: str) -> None:
         nonlocal changed
@@ -193,6 +197,8 @@ def _step(g: IndexedGraph, nid: int, vals: list, kind: str) -> bool:
         put(e, v, "output")
     for e, v in zip(aux, aux_v, strict=False):
         put(e, v, "auxiliary state")
+    if complete:
+        done[nid] = 1
     return changed
 
 
@@ -228,13 +234,29 @@ def _result(g: IndexedGraph, vals: list, kind: str, partial: bool):
     return [conv(v) for v in arg], [conv(v) for v in out], [conv(v) for v in aux]
 
 
-def infer_shape(sym, args: tuple, kwargs: dict, partial: bool):
-    g = IndexedGraph(sym)
+def infer_shape(sym, args: tuple, kwargs: dict, partial: bool, graph: IndexedGraph | None = None):
+    g = graph or IndexedGraph(sym)
     known = {k: tuple(v) for k, v in _known(g, sym, args, kwargs, "shape").items()}
-    return _result(g, infer_graph(g, known, "shape"), "shape", partial)
+    vals = g.inferred["shape"] = infer_graph(g, known, "shape")
+    return _result(g, vals, "shape", partial)
 
 
-def infer_type(sym, args: tuple, kwargs: dict, partial: bool):
-    g = IndexedGraph(sym)
+def infer_type(sym, args: tuple, kwargs: dict, partial: bool, graph: IndexedGraph | None = None):
+    g = graph or IndexedGraph(sym)
     known = {k: np.dtype(v) for k, v in _known(g, sym, args, kwargs, "type").items()}
-    return _result(g, infer_graph(g, known, "type"), "type", partial)
+    vals = g.inferred["type"] = infer_graph(g, known, "type")
+    return _result(g, vals, "type", partial)
+
+
+def infer_again(g: IndexedGraph, known: dict[int, Any], kind: str) -> list:
+    """``infer_graph``, reusing the graph's last complete result when ``known`` agrees with it.
+
+    Inference is deterministic, so values that every op's rule already confirmed
+    stay right when the inputs they were inferred from are given as they are
+    (``simple_bind`` infers, then binds arrays of exactly those shapes).
+    """
+    vals = g.inferred.get(kind)
+    if vals is not None and None not in vals and all(
+            vals[g.entry_ptr[n]] == _norm(v, kind) for n, v in known.items()):
+        return vals
+    return infer_graph(g, known, kind)
