@@ -4,7 +4,8 @@
 awaitable twin for async code.
 """
 
-from . import (
+# attribute and name import symbol, which needs ndarray and autograd loaded first: keep this order
+from . import (  # noqa: I001
     autograd,
     backends,
     callback,
@@ -30,8 +31,10 @@ from . import (
     rnn,
     symbol,
     test_utils,
+    util,
     viz,
 )
+from . import attribute, name
 from . import initializer as init
 from . import kvstore as kv
 from . import module as mod
@@ -40,8 +43,8 @@ from . import optimizer as opt
 from . import symbol as sym
 from .base import MXAsyncError, MXNetError
 from .runtime.context import Context, cpu, cpu_pinned, cpu_shared, current_context, gpu, num_gpus
-from .symbol import naming as name  # mx.name.NameManager / mx.name.Prefix
 from .symbol.naming import AttrScope
+from .util import is_np_shape, np_shape, set_np_shape
 
 __version__ = "0.1.0"
 
@@ -50,6 +53,6 @@ __all__ = [
     "current_context", "num_gpus", "backends", "context", "engine", "executor", "io", "operator", "profiler",
     "random", "recordio", "nd", "ndarray", "sym", "symbol", "viz", "name", "AttrScope", "callback", "initializer",
     "init", "lr_scheduler", "metric", "optimizer", "opt", "kv", "kvstore", "mod", "module", "model",
-    "image", "autograd", "test_utils", "rnn",
+    "image", "autograd", "test_utils", "rnn", "util", "attribute", "np_shape", "is_np_shape", "set_np_shape",
     "contrib", "gluon",
 ]

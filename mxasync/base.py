@@ -7,9 +7,26 @@ from __future__ import annotations
 
 import os
 
-__all__ = [
-    "MXAsyncError", "MXNetError", "MXAsyncValueError", "MXAsyncOSError", "env_int", "env_float", "env_str", "env_bool",
-]
+import numpy as np
+
+__all__ = ["MXAsyncError", "MXNetError", "MXAsyncValueError", "MXAsyncOSError", "NotImplementedForSymbol",
+           "env_int", "env_float", "env_str", "env_bool", "py_str", "c_str", "integer_types", "numeric_types", "string_types", "mx_real_t"]
+
+# MXNet's type groups, used by code that checks arguments the way MXNet's Python layer does.
+integer_types = (int, np.int32, np.int64)
+numeric_types = (float, int, np.generic)
+string_types = (str,)
+mx_real_t = np.float32
+
+
+def py_str(x: bytes) -> str:
+    """Bytes from a C string as ``str`` (MXNet's helper; UTF-8)."""
+    return x.decode("utf-8")
+
+
+def c_str(string: str) -> bytes:
+    """A ``str`` as the UTF-8 bytes MXNet hands to its C API."""
+    return string.encode("utf-8")
 
 
 class MXAsyncError(RuntimeError):
@@ -34,6 +51,24 @@ class MXAsyncOSError(MXAsyncError, OSError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if len(self.args) == 1 else OSError.__str__(self)
+
+
+class NotImplementedForSymbol(MXAsyncError):
+    """A function that exists for NDArray only was called on a Symbol."""
+
+    def __init__(self, function, alias: str | None = None, *args) -> None:
+        super().__init__()
+        self.function = getattr(function, "__name__", str(function))
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self) -> str:
+        msg = f"Function {self.function}"
+        if self.alias:
+            msg += f' (namely operator "{self.alias}")'
+        if self.args:
+            msg += f" with arguments ({', '.join(self.args)})"
+        return msg + " is not implemented for Symbol and only available in NDArray."
 
 
 def _lookup(names: tuple[str, ...]) -> str | None:

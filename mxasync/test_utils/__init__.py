@@ -5,6 +5,55 @@ checks (forward, backward and finite-difference gradients) that MXNet's operator
 tests are built on.
 """
 
+# ``from mxnet.test_utils import *`` also hands out the modules and names MXNet's test_utils
+# imports (it has no __all__): MXNet's test files rely on them (``mx``, ``np``, ``sys``, ...).
+import bz2
+import errno
+import gzip
+import json
+import logging
+import numbers
+import os
+import platform
+import random as rnd
+import struct
+import sys
+import time
+import traceback
+import zipfile
+from collections import OrderedDict
+from contextlib import contextmanager
+
+import numpy as np
+import numpy.testing as npt
+
+import mxasync as mx
+
+from ..runtime.context import Context, current_context
+from ..util import getenv, setenv, use_np
+from .arrays import (
+    assert_almost_equal_with_err,
+    assign_each,
+    assign_each2,
+    checkShapes,
+    collapse_sum_like,
+    create_2d_tensor,
+    create_vector,
+    effective_dtype,
+    get_identity_mat,
+    get_identity_mat_batch,
+    get_tolerance,
+    locationError,
+    new_matrix_with_real_eigvals_2d,
+    new_matrix_with_real_eigvals_nd,
+    new_orthonormal_matrix_2d,
+    new_sym_matrix_with_real_eigvals_2d,
+    new_sym_matrix_with_real_eigvals_nd,
+    rand_coord_2d,
+    random_uniform_arrays,
+    same_array,
+    same_symbol_structure,
+)
 from .compare import (
     almost_equal,
     almost_equal_ignore_nan,
@@ -18,6 +67,23 @@ from .compare import (
     get_tols,
     same,
 )
+from .env import (
+    default_atols,
+    default_numeric_eps,
+    default_rtols,
+    discard_stderr,
+    download,
+    environment,
+    get_im2rec_path,
+    has_tvm_ops,
+    is_aarch64_run,
+    is_cd_run,
+    is_op_runnable,
+    list_gpus,
+    random_sample,
+    retry,
+)
+from .optim import compare_ndarray_tuple, compare_optimizer
 from .sampling import (
     default_context,
     default_dtype,
@@ -29,6 +95,7 @@ from .sampling import (
     random_arrays,
     set_default_context,
 )
+from .stats import chi_square_check, gen_buckets_probs_with_ppf, mean_check, var_check, verify_generator
 from .symbolic import (
     check_numeric_gradient,
     check_symbolic_backward,
@@ -43,4 +110,36 @@ __all__ = [
     "default_context", "default_dtype", "np_reduce", "rand_ndarray", "rand_shape_2d", "rand_shape_3d",
     "rand_shape_nd", "random_arrays", "set_default_context", "check_numeric_gradient", "check_symbolic_backward",
     "check_symbolic_forward", "numeric_grad", "simple_forward",
+    "assert_almost_equal_with_err", "assign_each", "assign_each2", "checkShapes", "collapse_sum_like",
+    "create_2d_tensor", "create_vector", "effective_dtype", "get_identity_mat", "get_identity_mat_batch",
+    "get_tolerance", "locationError", "new_matrix_with_real_eigvals_2d", "new_matrix_with_real_eigvals_nd",
+    "new_orthonormal_matrix_2d", "new_sym_matrix_with_real_eigvals_2d", "new_sym_matrix_with_real_eigvals_nd",
+    "rand_coord_2d", "random_uniform_arrays", "same_array", "same_symbol_structure",
+    "default_atols", "default_numeric_eps", "default_rtols", "discard_stderr", "download", "environment",
+    "get_im2rec_path", "has_tvm_ops", "is_aarch64_run", "is_cd_run", "is_op_runnable", "list_gpus",
+    "random_sample", "retry", "compare_ndarray_tuple", "compare_optimizer",
+    "chi_square_check", "gen_buckets_probs_with_ppf", "mean_check", "var_check", "verify_generator", "use_np",
+    # what MXNet's star import gives besides its own functions
+    "bz2", "errno", "gzip", "json", "logging", "numbers", "os", "platform", "rnd", "struct", "sys", "time",
+    "traceback", "zipfile", "OrderedDict", "contextmanager", "np", "npt", "mx", "ss", "Context",
+    "current_context", "getenv", "setenv", "Symbol", "array",
 ]
+
+
+def __getattr__(name: str):
+    # scipy is optional and slow to import; the NDArray layer loads after this package
+    if name == "ss":  # None without scipy, as in MXNet
+        try:
+            import scipy.stats as ss
+        except ImportError:
+            return None
+        return ss
+    if name == "Symbol":
+        from ..symbol import Symbol
+
+        return Symbol
+    if name == "array":
+        from ..ndarray import array
+
+        return array
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
