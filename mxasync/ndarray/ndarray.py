@@ -25,6 +25,8 @@ from . import invoke as _invoke_module
 from .chunk import Chunk, alloc_chunk
 from .invoke import INLINE_ELEMENTS, invoke, invoke_binary, invoke_scalar
 
+py_slice = slice  # MXNet's module-level name for the builtin (its functions shadow ``slice``)
+
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "zeros_like", "ones_like",
            "waitall", "waitall_async"]
 
