@@ -4,6 +4,8 @@ from . import contrib, image, linalg, random
 from .fluent import attach as _attach_fluent_methods
 from .functions import *  # noqa: F403 - MXNet's Python-level functions (maximum, add, moveaxis, ...)
 from .functions import __all__ as _functions
+from .interop import attach as _attach_interop
+from .interop import from_dlpack, from_numpy, to_dlpack_for_read, to_dlpack_for_write
 from .ndarray import (
     NDArray,
     arange,
@@ -22,7 +24,9 @@ from .register import populate as _populate
 from .save_load import load, load_frombuffer, save
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "zeros_like", "ones_like",
-           "waitall", "waitall_async", "save", "load", "load_frombuffer", "shuffle", *_functions]
+           "waitall", "waitall_async", "save", "load", "load_frombuffer", "shuffle", "from_numpy",
+           "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write", *_functions]
 
 _populate(globals())
 _attach_fluent_methods(NDArray, globals())
+_attach_interop(NDArray)

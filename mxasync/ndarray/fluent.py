@@ -58,8 +58,56 @@ def _broadcast_to(namespace: dict):
     return broadcast_to
 
 
+def _flatten(namespace: dict):
+    op = namespace["flatten"]
+
+    def flatten(self, inplace=False):
+        """``(d1, d2*...*dk)``: a copy, or with ``inplace=True`` a view sharing this array's memory."""
+        return self.reshape((0, -1)) if inplace else op(self)
+
+    return flatten
+
+
+def _expand_dims(namespace: dict):
+    op = namespace["expand_dims"]
+
+    def expand_dims(self, axis, inplace=False):
+        """A new axis of size 1 at ``axis``: a copy, or with ``inplace=True`` a view."""
+        if not inplace:
+            return op(self, axis=axis)
+        axis = int(axis)
+        if not -self.ndim - 1 <= axis <= self.ndim:
+            raise MXAsyncError(f"expand_dims: axis {axis} is out of range for a {self.ndim}-d array")
+        shape = list(self.shape)
+        shape.insert(axis % (self.ndim + 1), 1)
+        return self.reshape(shape)
+
+    return expand_dims
+
+
+def _squeeze(namespace: dict):
+    op = namespace["squeeze"]
+
+    def squeeze(self, axis=None, inplace=False):
+        """Drop axes of size 1 (all, or those in ``axis``): a copy, or with ``inplace=True`` a view."""
+        if not inplace:
+            return op(self, axis=axis)
+        axes = [axis] if isinstance(axis, int) else list(axis or ())
+        if len(set(axes)) != len(axes):
+            raise MXAsyncError(f"squeeze: axis {axis} names an axis twice")
+        for a in axes:
+            if not -self.ndim <= a < self.ndim:
+                raise MXAsyncError(f"squeeze: axis {a} is out of range for a {self.ndim}-d array")
+            if self.shape[a] != 1:
+                raise MXAsyncError(f"squeeze: axis {a} has size {self.shape[a]}, not 1")
+        drop = {a % self.ndim for a in axes} if axes else {i for i, d in enumerate(self.shape) if d == 1}
+        return self.reshape([d for i, d in enumerate(self.shape) if i not in drop] or [1])
+
+    return squeeze
+
+
 # methods that do more than call the op (MXNet's own Python code)
-_SPECIAL = {"broadcast_to": _broadcast_to}
+_SPECIAL = {"broadcast_to": _broadcast_to, "flatten": _flatten, "expand_dims": _expand_dims, "squeeze": _squeeze}
 
 
 def attach(cls: type, namespace: dict, names: dict[str, str] | None = None, special: bool = True) -> list[str]:

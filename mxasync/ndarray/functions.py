@@ -22,7 +22,7 @@ import operator
 
 import numpy as np
 
-from ..base import MXAsyncError
+from ..base import MXAsyncError, MXAsyncValueError
 from ..runtime.context import Context, current_context
 from .invoke import invoke
 from .ndarray import NDArray, array
@@ -30,7 +30,7 @@ from .ndarray import NDArray, array
 __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "modulo", "power", "maximum", "minimum", "hypot",
     "equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal", "logical_and", "logical_or",
-    "logical_xor", "concatenate", "moveaxis", "eye", "linspace", "onehot_encode", "histogram", "from_numpy",
+    "logical_xor", "concatenate", "moveaxis", "eye", "linspace", "onehot_encode", "histogram",
 ]
 
 _NUMBER = (int, float, bool, np.number)
@@ -121,19 +121,31 @@ def concatenate(arrays, axis: int = 0, always_copy: bool = True) -> NDArray:
     return invoke("Concat", arrays, dim=axis, num_args=len(arrays))
 
 
-def moveaxis(tensor: NDArray, source: int, destination: int) -> NDArray:
-    """Move axis ``source`` of ``tensor`` to position ``destination`` (the others keep their order)."""
-    ndim = tensor.ndim
+def _axes(value, ndim: int, what: str) -> list[int]:
     try:
-        src, dst = (operator.index(a) for a in (source, destination))
+        axes = [operator.index(value)] if not hasattr(value, "__iter__") else [operator.index(a) for a in value]
     except TypeError:
-        raise MXAsyncError(f"mx.nd.moveaxis: source and destination must be ints, got {source!r}, "
-                           f"{destination!r}") from None
-    for what, a in (("source", src), ("destination", dst)):
+        raise MXAsyncValueError(f"mx.nd.moveaxis: {what} must be an int or a sequence of ints, got {value!r}") from None
+    for a in axes:
         if not -ndim <= a < ndim:
-            raise MXAsyncError(f"mx.nd.moveaxis: {what}={a} is out of range for a {ndim}-D array")
-    order = [i for i in range(ndim) if i != src % ndim]
-    order.insert(dst % ndim, src % ndim)
+            raise MXAsyncValueError(f"mx.nd.moveaxis: {what}={a} is out of range for a {ndim}-D array")
+    axes = [a % ndim for a in axes]
+    if len(set(axes)) != len(axes):
+        raise MXAsyncValueError(f"mx.nd.moveaxis: repeated axis in {what} {value!r}")
+    return axes
+
+
+def moveaxis(tensor: NDArray, source, destination) -> NDArray:
+    """Move axes ``source`` of ``tensor`` to positions ``destination`` (ints or sequences of ints;
+    the other axes keep their order), as numpy.moveaxis."""
+    ndim = tensor.ndim
+    src, dst = _axes(source, ndim, "source"), _axes(destination, ndim, "destination")
+    if len(src) != len(dst):
+        raise MXAsyncValueError(f"mx.nd.moveaxis: source {source!r} and destination {destination!r} must have "
+                                "the same number of elements")
+    order = [i for i in range(ndim) if i not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
     return invoke("transpose", [tensor], axes=tuple(order))
 
 
@@ -169,11 +181,3 @@ def histogram(a: NDArray, bins=10, range=None):  # noqa: A002 - MXNet's argument
             raise MXAsyncError("mx.nd.histogram: range=(min, max) is required with a bin count (as in MXNet)")
         counts, edges = np.histogram(data, bins=int(bins), range=tuple(range))
     return array(counts, ctx=a.context, dtype=np.int64), array(edges, ctx=a.context, dtype=a.dtype)
-
-
-def from_numpy(ndarray: np.ndarray, zero_copy: bool = True) -> NDArray:
-    """An NDArray with ``ndarray``'s values and dtype (MXNet's ``mx.nd.from_numpy``; always a copy here,
-    so later writes to the numpy array do not reach it)."""
-    if not isinstance(ndarray, np.ndarray):
-        raise MXAsyncError(f"mx.nd.from_numpy: expected a numpy.ndarray, got {type(ndarray).__name__}")
-    return array(ndarray, dtype=ndarray.dtype)

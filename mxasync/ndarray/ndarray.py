@@ -174,8 +174,10 @@ class NDArray:
         return f"\n{self.asnumpy()!s}\n<NDArray {'x'.join(map(str, self.shape))} @{self._ctx}>"  # as MXNet: str of the values
 
     def __bool__(self) -> bool:
+        if self.size == 0:
+            return False  # MXNet: an empty array is false
         if self.size != 1:
-            raise MXAsyncError("The truth value of an NDArray with several elements is ambiguous")
+            raise MXAsyncValueError("The truth value of an NDArray with multiple elements is ambiguous.")
         return bool(self.asscalar())
 
     def __float__(self) -> float:
@@ -186,13 +188,16 @@ class NDArray:
 
     # -- views and copies ---------------------------------------------------
     def reshape(self, *shape, **kwargs) -> NDArray:
-        """A view with a new shape (MXNet's special codes 0 and -1 accepted)."""
+        """A view with a new shape; MXNet's codes 0, -1, -2, -3, -4 and ``reverse=True`` are accepted."""
+        from ..operator.tensor.shape import reshape_shape
+
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        shape = kwargs.get("shape", shape)
-        target = []
-        for i, s in enumerate(shape):
-            target.append(self.shape[i] if s == 0 else s)
+        shape = kwargs.pop("shape", shape)
+        reverse = bool(kwargs.pop("reverse", False))
+        if kwargs:
+            raise TypeError(f"reshape: unexpected keyword arguments {sorted(kwargs)}")
+        target = list(reshape_shape(self.shape, tuple(int(s) for s in shape), reverse, "reshape"))
         if self._recorded():
             from ..autograd import tape
 
@@ -204,6 +209,14 @@ class NDArray:
         if not _shares(view, self._data):
             raise MXAsyncError(f"reshape: shape {tuple(shape)} needs a copy of a non-contiguous view")
         return NDArray(self._chunk, view)
+
+    @staticmethod
+    def _basic_indexing_slice_is_contiguous(slc_key, shape) -> bool:
+        """Whether ``x[slc_key]`` of a C-contiguous array of ``shape`` is contiguous (MXNet's helper);
+        asked of numpy on a zero-stride-free view that touches no memory."""
+        probe = np.lib.stride_tricks.as_strided(np.empty(1, np.uint8), shape=tuple(shape),
+                                                strides=_c_strides(tuple(shape)))
+        return bool(probe[slc_key].flags.c_contiguous)
 
     def __getitem__(self, key) -> NDArray:
         if isinstance(key, NDArray):
@@ -243,8 +256,10 @@ class NDArray:
                 raise MXAsyncValueError(f"__setitem__: value of shape {value.shape} cannot fill a slice of shape "
                                    f"{target.shape}")
 
+            vshape = _drop_leading_ones(value.shape, target.ndim)
+
             def copy(rctx):
-                tdata[...] = vdata
+                tdata[...] = vdata.reshape(vshape)
 
             _push(copy, self._ctx, [value._chunk.var], [self._chunk.var], "_copyto", target.size)
             return
@@ -252,6 +267,7 @@ class NDArray:
         if not _fills(arr.shape, tdata.shape):
             raise MXAsyncValueError(f"__setitem__: value of shape {arr.shape} cannot fill a slice of shape "
                                f"{tdata.shape}")
+        arr = arr.reshape(_drop_leading_ones(arr.shape, tdata.ndim))
 
         def fill(rctx):
             tdata[...] = arr if isinstance(tdata, np.ndarray) else _xp(self._ctx).asarray(arr)
@@ -429,11 +445,28 @@ class NDArray:
 
 
 def _fills(value_shape: tuple, target_shape: tuple) -> bool:
-    """Does a value of ``value_shape`` broadcast to exactly ``target_shape``?"""
+    """Does a value of ``value_shape`` broadcast to exactly ``target_shape``? Extra leading axes of
+    size 1 are allowed (MXNet drops them)."""
+    value_shape = _drop_leading_ones(value_shape, len(target_shape))
     try:
         return np.broadcast_shapes(value_shape, target_shape) == tuple(target_shape)
     except ValueError:
         return False
+
+
+def _c_strides(shape: tuple) -> tuple:
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= max(d, 1)
+    return tuple(reversed(strides))
+
+
+def _drop_leading_ones(shape: tuple, ndim: int) -> tuple:
+    shape = tuple(shape)
+    while len(shape) > ndim and shape[0] == 1:
+        shape = shape[1:]
+    return shape
 
 
 def _rebuild(data, device_type, device_id):
@@ -448,7 +481,8 @@ def _rebuild(data, device_type, device_id):
 
 def _basic_view(data, key):
     """``data[key]`` as a view; a single element is a (1,)-shaped view, as in MXNet 1.x."""
-    view = data[(*key, Ellipsis) if isinstance(key, tuple) else (key, Ellipsis)]
+    key = key if isinstance(key, tuple) else (key,)
+    view = data[key if any(k is Ellipsis for k in key) else (*key, Ellipsis)]
     return view.reshape(1) if view.ndim == 0 else view
 
 

@@ -1,0 +1,176 @@
+"""NDArrays and other array libraries: ``__array__``, DLPack both ways, zero-copy ``from_numpy``,
+and pickling state as MXNet's raw bytes (``__getstate__``/``__setstate__``).
+
+>>> import numpy as np, mxasync as mx
+>>> a = mx.nd.array([1.0, 2.0])
+>>> np.asarray(a).tolist(), np.add(a, 1).tolist()
+([1.0, 2.0], [2.0, 3.0])
+>>> b = mx.nd.from_dlpack(a.to_dlpack_for_read()); b.asnumpy().tolist()
+[1.0, 2.0]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import MXAsyncError, MXAsyncValueError
+from ..runtime.context import Context
+from .chunk import Chunk
+from .ndarray import NDArray, array
+from .serialization import ArrayRecord, _read_array, _Reader, dumps_arrays
+
+__all__ = ["from_numpy", "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write"]
+
+_CPU_DLPACK_DEVICE = 1  # kDLCPU
+_GPU_DLPACK_DEVICE = 2  # kDLCUDA
+
+
+def _wrap(data, ctx: Context) -> NDArray:
+    """An NDArray over ``data`` itself (no copy): a chunk of its own, so a fresh engine var."""
+    return NDArray(Chunk(data, ctx), data)
+
+
+# -- numpy protocol -----------------------------------------------------------
+def _array(self: NDArray, dtype=None, copy=None) -> np.ndarray:
+    """``np.asarray(x)``: the values, after pending writes (always a copy: the engine may write later)."""
+    if copy is False:
+        raise ValueError("NDArray.__array__: a view is impossible (the engine owns the memory); "
+                         "use asnumpy() or mx.nd.to_dlpack_for_read for a shared buffer")
+    out = self.asnumpy()
+    return out if dtype is None else out.astype(dtype, copy=False)
+
+
+# -- DLPack ---------------------------------------------------------------------
+def _dlpack(self: NDArray, stream=None, **kwargs):
+    """The DLPack capsule of the contents, after pending writes (reads may follow it)."""
+    self.wait_to_read()
+    return self._data.__dlpack__(**({"stream": stream} if stream is not None else {}))
+
+
+def _dlpack_device(self: NDArray) -> tuple[int, int]:
+    if self._ctx.device_type == "gpu":
+        return (_GPU_DLPACK_DEVICE, self._ctx.device_id)
+    return (_CPU_DLPACK_DEVICE, 0)
+
+
+def to_dlpack_for_read(data: NDArray):
+    """A DLPack capsule sharing ``data``'s memory for reading (waits for pending writes)."""
+    if not isinstance(data, NDArray):
+        raise MXAsyncError(f"to_dlpack_for_read: expected an NDArray, got {type(data).__name__}")
+    data.wait_to_read()
+    return data._data.__dlpack__()
+
+
+def to_dlpack_for_write(data: NDArray):
+    """A DLPack capsule sharing ``data``'s memory for writing (waits for pending reads and writes)."""
+    if not isinstance(data, NDArray):
+        raise MXAsyncError(f"to_dlpack_for_write: expected an NDArray, got {type(data).__name__}")
+    data.wait_to_write()
+    return data._data.__dlpack__()
+
+
+class _Capsule:
+    """Wraps a bare capsule so numpy's ``from_dlpack`` (which wants ``__dlpack__``) accepts it."""
+
+    def __init__(self, capsule) -> None:
+        self._capsule = capsule
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._capsule
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (_CPU_DLPACK_DEVICE, 0)
+
+
+def from_dlpack(dlpack) -> NDArray:
+    """An NDArray sharing the memory of a DLPack capsule or of an object with ``__dlpack__``.
+
+    CPU memory becomes a ``cpu(0)`` array; CUDA memory a ``gpu(i)`` array (with CuPy).
+    """
+    device = dlpack.__dlpack_device__() if hasattr(dlpack, "__dlpack_device__") else None
+    if device is not None and device[0] == _GPU_DLPACK_DEVICE:
+        import cupy
+
+        return _wrap(cupy.from_dlpack(dlpack), Context("gpu", device[1]))
+    source = dlpack if hasattr(dlpack, "__dlpack__") else _Capsule(dlpack)
+    try:
+        data = np.from_dlpack(source)
+    except (TypeError, BufferError, RuntimeError) as e:
+        raise MXAsyncError(f"from_dlpack: cannot import this DLPack object ({e})") from e
+    if not data.flags.writeable:
+        data = _writable(data)
+    return _wrap(data, Context("cpu", 0))
+
+
+def _writable(data: np.ndarray) -> np.ndarray:
+    """numpy marks arrays from bare (unversioned) capsules read-only; MXNet's from_dlpack gives a
+    writable array over the same memory, so view that memory writably, keeping ``data`` (and so
+    the capsule's owner) alive through the view's base."""
+    if not data.flags.c_contiguous or data.size == 0:
+        return data.copy()
+    import ctypes
+
+    raw = (ctypes.c_char * data.nbytes).from_address(data.__array_interface__["data"][0])
+    raw._owner = data  # ctypes objects take attributes: the exporter lives as long as the view
+    return np.frombuffer(raw, dtype=data.dtype).reshape(data.shape)
+
+
+# -- numpy, zero copy ------------------------------------------------------------
+def from_numpy(ndarray: np.ndarray, zero_copy: bool = True) -> NDArray:
+    """An NDArray with ``ndarray``'s values, shape and dtype.
+
+    ``zero_copy=True`` (MXNet's default) shares the memory: the NDArray becomes its owner and
+    the numpy array is made read-only, so writes go through the NDArray (and the engine's
+    ordering). It needs a C-contiguous array (``ValueError`` otherwise, as MXNet).
+    ``zero_copy=False`` copies.
+
+    >>> a = np.arange(4.0)
+    >>> x = from_numpy(a); x[1] = 9; a.tolist(), a.flags.writeable
+    ([0.0, 9.0, 2.0, 3.0], False)
+    """
+    if not isinstance(ndarray, np.ndarray):
+        raise MXAsyncError(f"mx.nd.from_numpy: expected a numpy.ndarray, got {type(ndarray).__name__}")
+    if not zero_copy:
+        return array(ndarray, ctx=Context("cpu", 0), dtype=ndarray.dtype)
+    if not ndarray.flags.c_contiguous:
+        raise MXAsyncValueError("mx.nd.from_numpy(zero_copy=True): the array must be C-contiguous; "
+                                "call np.ascontiguousarray first or pass zero_copy=False")
+    if not ndarray.flags.writeable:
+        raise MXAsyncValueError("mx.nd.from_numpy(zero_copy=True): the array is read-only (another NDArray "
+                                "may own it already); pass zero_copy=False to copy it")
+    ours = ndarray.view()  # keeps write access after the user's array is locked below
+    ndarray.flags.writeable = False
+    return _wrap(ours, Context("cpu", 0))
+
+
+# -- pickling state as MXNet's raw bytes -------------------------------------------
+_LIST_HEADER = 24  # file magic, reserved word, array count
+_NAME_COUNT = 8
+
+
+def _getstate(self: NDArray) -> dict:
+    """``{'handle': bytearray}``: the array in MXNet's single-array binary form (``MXNDArraySaveRawBytes``)."""
+    blob = dumps_arrays([ArrayRecord(self.asnumpy(), (self._ctx.device_typeid, self._ctx.device_id))])
+    return {"handle": bytearray(blob[_LIST_HEADER:-_NAME_COUNT])}
+
+
+def _setstate(self: NDArray, state: dict) -> None:
+    """Load MXNet's raw bytes into this object; a GPU array without a GPU lands on the CPU."""
+    from .save_load import _to_ndarray
+
+    handle = state.get("handle") if isinstance(state, dict) else None
+    if handle is None:
+        raise MXAsyncError("NDArray.__setstate__: expected a dict with a 'handle' of raw bytes")
+    loaded = _to_ndarray(_read_array(_Reader(bytes(handle)), 0))
+    self._chunk, self._data, self._ctx, self._ag = loaded._chunk, loaded._data, loaded._ctx, None
+
+
+def attach(cls: type) -> None:
+    cls.__array__ = _array
+    cls.__dlpack__ = _dlpack
+    cls.__dlpack_device__ = _dlpack_device
+    cls.to_dlpack_for_read = to_dlpack_for_read
+    cls.to_dlpack_for_write = to_dlpack_for_write
+    cls.__getstate__ = _getstate
+    cls.__setstate__ = _setstate
+

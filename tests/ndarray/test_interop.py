@@ -1,0 +1,112 @@
+"""NDArray interop as MXNet 1.9: __array__, DLPack both ways, zero-copy from_numpy, raw-bytes state,
+reshape codes, inplace views, truth values, moveaxis with sequences."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+import mxasync as mx
+
+
+def test_array_protocol_and_numpy_functions():
+    a = mx.nd.array([[1, 2], [3, 4]])
+    np.testing.assert_array_equal(np.asarray(a), [[1, 2], [3, 4]])
+    assert np.asarray(a, dtype=np.int32).dtype == np.int32
+    with pytest.raises(ValueError):
+        a.__array__(copy=False)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_dlpack_round_trip_shares_memory(dtype):
+    a = mx.nd.array(np.arange(6).reshape(2, 3), dtype=dtype)
+    b = mx.nd.from_dlpack(a.to_dlpack_for_read())
+    np.testing.assert_array_equal(b.asnumpy(), a.asnumpy())
+    c = mx.nd.from_dlpack(mx.nd.to_dlpack_for_write(a))
+    c[:] = 7
+    assert (a.asnumpy() == 7).all()  # shares a's memory
+    d = mx.nd.from_dlpack(np.arange(3.0))  # any __dlpack__ producer
+    assert d.asnumpy().tolist() == [0.0, 1.0, 2.0]
+    assert np.from_dlpack(a).tolist() == a.asnumpy().tolist()
+
+
+def test_from_numpy_zero_copy_and_refusals():
+    src = np.array([[1, 2], [3, 4]], dtype=np.float32)
+    x = mx.nd.from_numpy(src)
+    with pytest.raises(ValueError):
+        src[0, 0] = 5  # the NDArray owns it now
+    x[1, 1] = 100
+    x.wait_to_read()
+    assert src[1, 1] == 100
+    with pytest.raises(ValueError):
+        mx.nd.from_numpy(np.ones((2, 3)).T)
+    y = mx.nd.from_numpy(np.ones((2, 3)).T, zero_copy=False)
+    assert y.shape == (3, 2)
+    assert mx.nd.from_numpy(np.zeros((1, 0, 2))).shape == (1, 0, 2)
+
+
+def test_getstate_is_mxnet_raw_bytes():
+    # bytes of mx.nd.arange(3).__getstate__() from MXNet 1.9.1
+    mxnet_state = {"handle": bytearray(
+        b"\xc9\xfa\x93\xf9\x00\x00\x00\x00\x01\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00"
+        b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80?\x00\x00\x00@")}
+    assert mx.nd.arange(3).__getstate__() == mxnet_state
+    b = mx.nd.zeros((1,))
+    b.__setstate__(mxnet_state)
+    assert b.asnumpy().tolist() == [0.0, 1.0, 2.0]
+    gpu_state = {"handle": bytearray(
+        b"\xc9\xfa\x93\xf9\x00\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00"
+        b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")}
+    if mx.num_gpus() == 0:
+        b.__setstate__(gpu_state)
+        assert b.context == mx.cpu() and b.asnumpy().tolist() == [0.0]
+    assert pickle.loads(pickle.dumps(mx.nd.ones((2,)))).asnumpy().tolist() == [1.0, 1.0]
+
+
+def test_reshape_codes_and_inplace_views():
+    x = mx.nd.arange(30).reshape((2, 3, 5))
+    assert x.reshape(-2).shape == (2, 3, 5)
+    assert x.reshape((-3, -2)).shape == (6, 5) and x.reshape((0, -4, 1, -1, 0)).shape == (2, 1, 3, 5)
+    assert x.reshape((-1, 0), reverse=True).shape == (6, 5)
+    with pytest.raises(mx.MXNetError):
+        x.reshape((7, -1))
+    for view in (x.flatten(inplace=True), x.expand_dims(1, inplace=True), x[0:1].squeeze(inplace=True)):
+        view[:] = -1
+        assert (x.asnumpy()[0] == -1).all()
+        x[:] = 0
+    assert x.flatten().shape == (2, 15) and x.expand_dims(-1).shape == (2, 3, 5, 1)
+    with pytest.raises(mx.MXNetError):
+        x.squeeze(axis=0, inplace=True)
+
+
+def test_truth_values():
+    assert not bool(mx.nd.array([])) and not bool(mx.nd.zeros((1,))) and bool(mx.nd.ones((1,)))
+    with pytest.raises(ValueError):
+        bool(mx.nd.ones((2, 3)))
+
+
+def test_moveaxis_sequences_and_errors():
+    x = mx.nd.zeros((4, 1, 2, 3))
+    assert mx.nd.moveaxis(x, [3, 0], [1, 0]).shape == np.moveaxis(np.zeros((4, 1, 2, 3)), [3, 0], [1, 0]).shape
+    assert mx.nd.moveaxis(x, range(4), range(4)).shape == (4, 1, 2, 3)
+    for src, dst in ((4, 0), ([0, 0], [0, 1]), ([0, 1], [0])):
+        with pytest.raises(ValueError):
+            mx.nd.moveaxis(x, src, dst)
+
+
+def test_setitem_forms():
+    x = mx.nd.zeros((3, 4, 2))
+    x[2, ...] = 1
+    x[..., 0] = mx.nd.ones((1, 1, 3, 4)) * 2  # extra leading ones are dropped, as MXNet
+    ref = np.zeros((3, 4, 2))
+    ref[2, ...] = 1
+    ref[..., 0] = 2
+    np.testing.assert_array_equal(x.asnumpy(), ref)
+
+
+def test_basic_indexing_slice_is_contiguous():
+    f = mx.nd.NDArray._basic_indexing_slice_is_contiguous
+    ref = np.zeros((6, 7))
+    for key in [(slice(None), slice(2)), (slice(1, 4), slice(None)), (slice(None, None, 2), slice(None)),
+                (slice(0, 1), slice(None, None, -1))]:
+        assert f(key, (6, 7)) == ref[key].flags.contiguous
