@@ -1,12 +1,20 @@
 """``mx.optimizer`` (also ``mx.opt``): optimizers, their registry and the Updater."""
 
-from . import adagrad, adam, nag, rmsprop, sgd
+from . import adadelta, adagrad, adam, adamax, dcasgd, ftml, ftrl, lamb, nag, rmsprop, sgd, sgld, signum
+from .adadelta import AdaDelta
 from .adagrad import AdaGrad
 from .adam import Adam
+from .adamax import Adamax, Nadam
+from .dcasgd import DCASGD
+from .ftml import FTML
+from .ftrl import Ftrl
+from .lamb import LAMB
 from .nag import NAG
 from .optimizer import Optimizer, Updater, create, get_updater, register
 from .rmsprop import RMSProp
 from .sgd import SGD
+from .sgld import SGLD
+from .signum import Signum
 
 __all__ = ["Optimizer", "Updater", "create", "get_updater", "register", "SGD", "NAG", "Adam", "AdaGrad",
-           "RMSProp"]
+           "RMSProp", "AdaDelta", "Adamax", "Nadam", "DCASGD", "FTML", "Ftrl", "LAMB", "SGLD", "Signum"]

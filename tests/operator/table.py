@@ -7,7 +7,8 @@ from table_layer_norm import CASES as _LAYER_NORM
 from table_linalg import CASES as _LINALG
 from table_more import CASES as _MORE
 from table_nn import CASES as _NN
+from table_optimizer import CASES as _OPTIMIZER
 from table_sequence_contrib import CASES as _SEQ_CONTRIB
 from table_shape import CASES as _SHAPE
 
-CASES = [*_ELEMWISE, *_SHAPE, *_NN, *_EXTRA, *_MORE, *_LINALG, *_LAYER_NORM, *_SEQ_CONTRIB, *_IMAGE]
+CASES = [*_ELEMWISE, *_SHAPE, *_NN, *_EXTRA, *_MORE, *_LINALG, *_LAYER_NORM, *_SEQ_CONTRIB, *_IMAGE, *_OPTIMIZER]

@@ -1,0 +1,101 @@
+"""Table rows: the sign, follow-the-leader, LAMB and mixed-precision update ops (numpy references
+written from the update rules; MXNet's own results are checked in test_optimizer_ops.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+from cases import Case, uniform
+
+
+def _clip(g, c):
+    return np.clip(g, -c, c) if c >= 0 else g
+
+
+def _signsgd(w, g, lr, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0):
+    return (1 - lr * wd) * w - lr * np.sign(_clip(g * rescale_grad, clip_gradient))
+
+
+def _signum(w, g, m, lr, momentum=0.0, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0, wd_lh=0.0):
+    m2 = momentum * m - (1 - momentum) * (wd * w + _clip(g * rescale_grad, clip_gradient))
+    return (1 - lr * wd_lh) * w + lr * np.sign(m2)
+
+
+def _ftml(w, g, d, v, z, lr, t, beta1=0.6, beta2=0.999, epsilon=1e-8, wd=0.0, rescale_grad=1.0, clip_grad=-1.0):
+    g = _clip(g * rescale_grad + wd * w, clip_grad)
+    v2 = beta2 * v + (1 - beta2) * g * g
+    d2 = (1 - beta1 ** t) / lr * (np.sqrt(v2 / (1 - beta2 ** t)) + epsilon)
+    z2 = beta1 * z + (1 - beta1) * g - (d2 - beta1 * d) * w
+    return -z2 / d2
+
+
+def _ftrl(w, g, z, n, lr, lamda1=0.01, beta=1.0, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0):
+    g = _clip(g * rescale_grad, clip_gradient)
+    z2 = z + g - (np.sqrt(n + g * g) - np.sqrt(n)) * w / lr
+    n2 = n + g * g
+    return (np.sign(z2) * lamda1 - z2) / ((beta + np.sqrt(n2)) / lr + wd) * (np.abs(z2) > lamda1)
+
+
+def _lamb1(w, g, mean, var, t, wd, beta1=0.9, beta2=0.999, epsilon=1e-6, bias_correction=True, rescale_grad=1.0,
+           clip_gradient=-1.0):
+    g = _clip(g * rescale_grad, clip_gradient)
+    m2 = beta1 * mean + (1 - beta1) * g
+    v2 = beta2 * var + (1 - beta2) * g * g
+    if bias_correction:
+        m2, v2 = m2 / (1 - beta1 ** t), v2 / (1 - beta2 ** t)
+    return m2 / (np.sqrt(v2) + epsilon) + wd * w
+
+
+def _lamb2(w, g, r1, r2, lr, lower_bound=-1.0, upper_bound=-1.0):
+    r1 = float(r1[0])
+    r1 = max(r1, lower_bound) if lower_bound >= 0 else r1
+    r1 = min(r1, upper_bound) if upper_bound >= 0 else r1
+    ratio = 1.0 if r1 == 0 or r2[0] == 0 else r1 / float(r2[0])
+    return w - lr * ratio * g
+
+
+def _mp_lamb1(w, g, mean, var, w32, **kw):
+    return _lamb1(w32, g, mean, var, **kw)
+
+
+def _mp_lamb2(w, g, r1, r2, w32, **kw):
+    return _lamb2(w32, g, r1, r2, **kw)
+
+
+def _mp_sgd(w, g, w32, lr, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0):
+    return w32 - lr * (_clip(g * rescale_grad, clip_gradient) + wd * w32)
+
+
+def _mp_sgd_mom(w, g, m, w32, lr, momentum=0.0, wd=0.0):
+    return w32 + momentum * m - lr * (g + wd * w32)
+
+
+def _mp_nag(w, g, m, w32, lr, momentum=0.0, wd=0.0):
+    step = lr * (g + wd * w32)
+    return w32 + momentum * (momentum * m - step) - step
+
+
+S = (3, 4)
+_norms = [uniform(), uniform(), uniform(0.5, 2), uniform(0.5, 2)]
+CASES = [
+    Case("signsgd_update", [(S, S)], ref=_signsgd, params=dict(lr=0.1, wd=0.01, rescale_grad=0.5), grad=False),
+    Case("signum_update", [(S, S, S)], ref=_signum, grad=False,
+         params=dict(lr=0.1, momentum=0.9, wd=0.01, wd_lh=0.02, clip_gradient=0.3)),
+    Case("ftml_update", [(S,) * 5], ref=_ftml, params=dict(lr=0.1, t=2, wd=0.01, clip_grad=0.5), grad=False,
+         gens=[uniform(), uniform(), uniform(0.1, 1), uniform(0, 1), uniform()]),
+    Case("ftrl_update", [(S,) * 4], ref=_ftrl, params=dict(lr=0.1, lamda1=0.05, wd=0.01), grad=False,
+         gens=[uniform(), uniform(), uniform(), uniform(0, 1)]),
+    Case("lamb_update_phase1", [(S,) * 4], ref=_lamb1, params=dict(t=2, wd=0.01, clip_gradient=0.5), grad=False,
+         gens=[uniform(), uniform(), uniform(), uniform(0, 1)]),
+    Case("lamb_update_phase2", [(S, S, (1,), (1,))], ref=_lamb2, params=dict(lr=0.1, upper_bound=1.5), grad=False,
+         gens=_norms),
+    Case("mp_lamb_update_phase1", [(S,) * 5], ref=_mp_lamb1, params=dict(t=3, wd=0.01), grad=False,
+         gens=[uniform(), uniform(), uniform(), uniform(0, 1), uniform()], dtypes=("float32",)),
+    Case("mp_lamb_update_phase2", [(S, S, (1,), (1,), S)], ref=_mp_lamb2, params=dict(lr=0.1), grad=False,
+         gens=[*_norms, uniform()], dtypes=("float32",)),
+    Case("mp_sgd_update", [(S, S, S)], ref=_mp_sgd, params=dict(lr=0.1, wd=0.01, clip_gradient=0.4), grad=False,
+         dtypes=("float32",)),
+    Case("mp_sgd_mom_update", [(S,) * 4], ref=_mp_sgd_mom, params=dict(lr=0.1, momentum=0.9, wd=0.01), grad=False,
+         dtypes=("float32",)),
+    Case("mp_nag_mom_update", [(S,) * 4], ref=_mp_nag, params=dict(lr=0.1, momentum=0.9, wd=0.01), grad=False,
+         dtypes=("float32",)),
+]
