@@ -15,6 +15,7 @@ the local ones, ``get_global()`` of the global ones.
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 
 import numpy as _numpy
@@ -116,7 +117,20 @@ class EvalMetric:
 
 
 def create(metric, *args, **kwargs) -> EvalMetric:
-    """A metric from a name (``"acc"``, ``"ce"``...), an instance, a callable ``f(label, pred)`` or a list."""
+    """A metric from a name (``"acc"``, ``"ce"``...), an instance, a callable ``f(label, pred)``, a list,
+    or a config: ``metric.get_config()`` (a dict) or its JSON string, as MXNet's ``create`` takes."""
+    if isinstance(metric, str) and metric.lstrip().startswith(("{", "[")):
+        if args or kwargs:
+            raise ValueError("metric.create: a JSON config takes no further arguments")
+        metric = json.loads(metric)
+        if isinstance(metric, list) and len(metric) == 2 and isinstance(metric[0], str) \
+                and isinstance(metric[1], dict):  # MXNet's ["name", {kwargs}] form
+            return create(metric[0], **metric[1])
+    if isinstance(metric, dict):
+        config = dict(metric)
+        if "metric" not in config:
+            raise ValueError(f"metric.create: a config needs a 'metric' key, got {sorted(config)}")
+        return create(config.pop("metric"), **config, **kwargs)
     if isinstance(metric, EvalMetric):
         return metric
     if callable(metric) and not isinstance(metric, type):
