@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from . import state
 from .backward import backward, grad
+from .function import Function, get_symbol
 from .state import (
     is_recording,
     is_training,
@@ -32,4 +33,19 @@ from .state import (
 from .tape import mark_variables
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
-           "set_training", "backward", "grad", "mark_variables", "state"]
+           "set_training", "backward", "grad", "mark_variables", "state", "Function", "get_symbol", "NDArray",
+           "Symbol", "array"]
+
+
+def __getattr__(name: str):
+    # ``from mxnet.autograd import *`` also hands out NDArray, Symbol and array (MXNet's module imports
+    # them; its tests rely on it); the symbol layer loads after this package, so look them up late
+    if name in ("NDArray", "array"):
+        from .. import ndarray
+
+        return getattr(ndarray, name)
+    if name == "Symbol":
+        from ..symbol import Symbol
+
+        return Symbol
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -170,6 +170,15 @@ def _backward_node(node, grads, add_term, wanted, needs, train_mode) -> None:
             if g is not None:
                 add_term(e, g)
         return
+    if hasattr(prop, "function"):  # an autograd.Function: its backward pushes NDArray ops itself
+        from .function import run_backward
+
+        ograds = [_sum(t[1], o) if t is not None else zeros(o.shape, o.context, o.dtype)
+                  for t, o in zip(terms, outs, strict=True)]
+        for g, e in zip(run_backward(node, ograds), node.in_ag, strict=True):
+            if e is not None and (wanted(e) or (e.node is not None and needs.get(id(e.node), False))):
+                add_term(e, g)
+        return
     deps = set(prop.declare_backward_dependency([("og", k) for k in range(len(outs))],
                                                 [("in", k) for k in range(len(args))],
                                                 [("out", k) for k in range(len(outs))]))

@@ -120,6 +120,19 @@ class NDArray:
 
         backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
 
+    @property
+    def _fresh_grad(self) -> bool:
+        """Whether a backward wrote this variable's gradient since the flag was last cleared (MXNet's)."""
+        e = self._ag
+        return bool(e is not None and e.node is None and e.fresh)
+
+    @_fresh_grad.setter
+    def _fresh_grad(self, value: bool) -> None:
+        e = self._ag
+        if e is None or e.node is not None:
+            raise MXAsyncError("_fresh_grad: the array is not an autograd variable (call attach_grad())")
+        e.fresh = bool(value)
+
     def detach(self) -> NDArray:
         """The same memory, cut from the recorded graph."""
         return NDArray(self._chunk, self._data)

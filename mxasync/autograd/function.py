@@ -1,0 +1,137 @@
+"""``mx.autograd.Function``: a differentiable function written in Python with NDArray ops, and
+``get_symbol``: the recorded graph of an array as a Symbol.
+
+>>> import mxasync as mx
+>>> class Square(mx.autograd.Function):
+...     def forward(self, x):
+...         self.save_for_backward(x)
+...         return x * x
+...     def backward(self, dy):
+...         (x,) = self.saved_tensors
+...         return 2 * x * dy
+>>> x = mx.nd.array([1.0, 3.0]); x.attach_grad()
+>>> with mx.autograd.record():
+...     y = Square()(x)
+>>> y.backward(); x.grad.asnumpy().tolist()
+[2.0, 6.0]
+"""
+
+from __future__ import annotations
+
+from ..base import MXAsyncError
+from ..ndarray.ndarray import NDArray
+from . import state
+from .tape import Entry, Node
+
+__all__ = ["Function", "get_symbol"]
+
+
+class _FunctionProp:
+    """What the tape and the backward pass ask of a node's op, for a Python Function."""
+
+    zero_gradient = False
+
+    def __init__(self, function: Function) -> None:
+        self.function = function
+        self.op_name = type(function).__name__
+        self.label = f"Function {self.op_name}"
+
+
+class Function:
+    """Subclass and define ``forward(*inputs)`` and ``backward(*output_grads)`` with NDArray ops.
+
+    ``forward`` runs with recording paused; under ``autograd.record()`` the call becomes one
+    node of the graph whose backward calls ``backward`` with the gradients of the outputs and
+    takes the returned arrays as the gradients of the inputs. An instance is called once.
+    """
+
+    def __init__(self) -> None:
+        self._used = False
+        self.saved_tensors: tuple = ()
+
+    def save_for_backward(self, *args) -> None:
+        self.saved_tensors = args
+
+    def forward(self, *inputs):
+        raise NotImplementedError(f"{type(self).__name__}.forward")
+
+    def backward(self, *output_grads):
+        raise NotImplementedError(f"{type(self).__name__}.backward")
+
+    def __call__(self, *inputs):
+        if self._used:
+            raise MXAsyncError(f"{type(self).__name__}: each Function instance can be called only once; "
+                               "create a new instance for every call")
+        self._used = True
+        for k, x in enumerate(inputs):
+            if not isinstance(x, NDArray):
+                raise MXAsyncError(f"{type(self).__name__}: input {k} must be an NDArray, got {type(x).__name__}")
+        with state.pause(train_mode=state.is_training()):
+            outputs = self.forward(*inputs)
+        single = isinstance(outputs, NDArray)
+        outs = [outputs] if single else list(outputs)
+        for k, o in enumerate(outs):
+            if not isinstance(o, NDArray):
+                raise MXAsyncError(f"{type(self).__name__}.forward: output {k} must be an NDArray, "
+                                   f"got {type(o).__name__}")
+            if any(o is x or o._chunk is x._chunk for x in inputs):
+                with state.pause():
+                    outs[k] = o.copy()  # an output that is an input would lose the input's graph entry
+        in_ag = [x._ag for x in inputs]
+        if state.is_recording() and any(e is not None for e in in_ag):
+            node = Node(_FunctionProp(self), outs[0].context, inputs, in_ag, [], outs, state.is_training())
+            for k, o in enumerate(outs):
+                o._ag = Entry(node, k)
+            state.current_tape().append(node)
+        return outs[0] if single else tuple(outs) if isinstance(outputs, tuple) else outs
+
+
+def run_backward(node, out_grads: list) -> list:
+    """The input gradients of a Function node given its output gradients (NDArrays)."""
+    fn = node.prop.function
+    with state.pause():
+        grads = fn.backward(*out_grads)
+    grads = [grads] if isinstance(grads, NDArray) else list(grads)
+    if len(grads) != len(node.inputs):
+        raise MXAsyncError(f"{type(fn).__name__}.backward returned {len(grads)} gradients for "
+                           f"{len(node.inputs)} inputs")
+    for k, (g, x) in enumerate(zip(grads, node.inputs, strict=True)):
+        if not isinstance(g, NDArray) or g.shape != x.shape:
+            raise MXAsyncError(f"{type(fn).__name__}.backward: gradient {k} must be an NDArray of shape "
+                               f"{x.shape}, got {getattr(g, 'shape', type(g).__name__)}")
+    return grads
+
+
+def get_symbol(x: NDArray):
+    """The recorded computation of ``x`` as a Symbol; its variables are the graph's leaves
+    (``var0``, ``var1``, ... in order of first use)."""
+    from ..symbol import Variable
+    from ..symbol.register import create
+
+    if x._ag is None:
+        raise MXAsyncError("get_symbol: the array is not in a computational graph (record it under "
+                           "autograd.record() from inputs with attach_grad())")
+    leaves: dict[int, object] = {}
+    built: dict[int, object] = {}
+
+    def leaf(key: int):
+        if key not in leaves:
+            leaves[key] = Variable(f"var{len(leaves)}")
+        return leaves[key]
+
+    def symbol_of(arr: NDArray, e):
+        if e is None or e.node is None:
+            return leaf(id(e) if e is not None else id(arr))
+        node = e.node
+        sym = built.get(id(node))
+        if sym is None:
+            if node.freed:
+                raise MXAsyncError("get_symbol: the graph was freed by backward (pass retain_graph=True)")
+            if isinstance(node.prop, _FunctionProp):
+                raise MXAsyncError(f"get_symbol: {node.prop.label} has no symbolic form")
+            ins = [symbol_of(a, ie) for a, ie in zip(node.inputs, node.in_ag, strict=True)]
+            ins += [leaf(id(a)) for a in node.aux]
+            sym = built[id(node)] = create(node.prop.op_name, ins, node.prop.params.to_strings(only_set=True))
+        return sym[e.index] if len(sym.list_outputs()) > 1 else sym
+
+    return symbol_of(x, x._ag)
