@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from pydantic import Field
+
 from ..functional import defop
 from ..params import OpParam
 from .signum import SignSGDParam
@@ -20,17 +22,17 @@ class FTMLParam(OpParam):
     beta1: float = 0.6
     beta2: float = 0.999
     epsilon: float = 1e-8
-    t: int
+    t: int = Field(description="the step number, counted from 1 (bias correction)")
     wd: float = 0.0
     rescale_grad: float = 1.0
-    clip_grad: float = -1.0
+    clip_grad: float = Field(-1.0, description="clip the decayed gradient to [-clip_grad, clip_grad] (negative: no clipping)")
 
 
 class FtrlParam(SignSGDParam):
     positional_order: ClassVar[tuple[str, ...]] = ("lr", "lamda1", "beta", "wd", "rescale_grad",
                                                    "clip_gradient")  # MXNet's
-    lamda1: float = 0.01
-    beta: float = 1.0
+    lamda1: float = Field(0.01, description="the L1 regularisation strength")
+    beta: float = Field(1.0, description="added to sqrt(n) in the per-coordinate learning rate")
 
 
 def _ftml(xp, p, w, g, d, v, z):

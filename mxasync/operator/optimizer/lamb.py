@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
+from pydantic import Field
 
 from ..functional import defop
 from ..params import OpParam
@@ -25,8 +26,8 @@ class LambPhase1Param(OpParam):
     beta1: float = 0.9
     beta2: float = 0.999
     epsilon: float = 1e-6
-    t: int
-    bias_correction: bool = True
+    t: int = Field(description="the step number, counted from 1 (bias correction)")
+    bias_correction: bool = Field(True, description="divide the moments by (1 - beta^t)")
     wd: float
     rescale_grad: float = 1.0
     clip_gradient: float = -1.0

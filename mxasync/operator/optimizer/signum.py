@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from pydantic import Field
+
 from ..functional import defop
 from ..params import OpParam
 from .updates import _grad, _UpdateProperty
@@ -33,7 +35,7 @@ class SignumParam(SignSGDParam):
     positional_order: ClassVar[tuple[str, ...]] = ("lr", "momentum", "wd", "rescale_grad", "clip_gradient",
                                                    "wd_lh")  # MXNet's
     momentum: float = 0.0
-    wd_lh: float = 0.0
+    wd_lh: float = Field(0.0, description="decoupled weight decay applied to the weight itself")
 
 
 def _signsgd(xp, p, w, g):
