@@ -17,7 +17,7 @@ from ..base import MXAsyncError, MXAsyncValueError
 from ..runtime.context import Context
 from .chunk import Chunk
 from .ndarray import NDArray, array
-from .serialization import ArrayRecord, _read_array, _Reader, dumps_arrays
+from .serialization import ArrayRecord, _np_alloc, _read_array, _Reader, dumps_arrays
 
 __all__ = ["from_numpy", "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write"]
 
@@ -161,7 +161,7 @@ def _setstate(self: NDArray, state: dict) -> None:
     handle = state.get("handle") if isinstance(state, dict) else None
     if handle is None:
         raise MXAsyncError("NDArray.__setstate__: expected a dict with a 'handle' of raw bytes")
-    loaded = _to_ndarray(_read_array(_Reader(bytes(handle)), 0))
+    loaded = _to_ndarray(_read_array(_Reader(bytes(handle)), 0, _np_alloc), {})
     self._chunk, self._data, self._ctx, self._ag = loaded._chunk, loaded._data, loaded._ctx, None
 
 
