@@ -8,8 +8,9 @@
 [DataDesc[softmax_label,(2,),<class 'numpy.float32'>,NCHW]]
 
 Where we differ from MXNet 1.9 on purpose: shuffling keeps an NDArray's dtype (MXNet
-casts shuffled data to float32), and sources with different example counts raise an
-error (MXNet silently uses the first source's count).
+casts shuffled data to float32), and a source with fewer examples than the first data
+source raises at once (MXNet fails at the batch that runs past it). A longer one is read
+up to the first source's count, as in MXNet.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ class NDArrayIter(DataIter):
         self.last_batch_handle = last_batch_handle
         self.num_data = self.data[0][1].shape[self._axis]
         for name, arr in self.data + self.label:
-            if arr.ndim <= self._axis or arr.shape[self._axis] != self.num_data:
+            if arr.ndim <= self._axis or arr.shape[self._axis] < self.num_data:
                 raise MXAsyncError(f"NDArrayIter: {name!r} has shape {arr.shape} but {self.data[0][0]!r} has "
                                    f"{self.num_data} examples along axis {self._axis}")
         self.idx = np.arange(self.num_data)

@@ -159,6 +159,8 @@ def test_names_and_descs():
     assert (it.provide_data[0].name, it.provide_label[0].name, it.provide_label[0].shape) == ("x", "y", (4,))
     with pytest.raises(MXAsyncError, match="examples"):
         NDArrayIter(d, np.zeros(5), 2)
+    longer = NDArrayIter(d, np.arange(9), 4)  # MXNet reads the first source's count of a longer source
+    assert [b.label[0].asnumpy().tolist() for b in longer] == [[0, 1, 2, 3], [4, 5, 0, 1]]
     with pytest.raises(MXAsyncError, match="last_batch_handle"):
         NDArrayIter(d, batch_size=2, last_batch_handle="wrap")
 
