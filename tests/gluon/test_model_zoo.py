@@ -150,3 +150,26 @@ def test_get_model_errors():
     with pytest.raises(ValueError, match="Pretrained model for nonet is not available"):
         model_store.get_model_file("nonet")
     assert vision.get_model("MobileNet0.25").__class__ is vision.MobileNet
+
+
+MXREF = "/work/mxref/bin/python"
+
+
+@pytest.mark.skipif(not os.path.exists(MXREF), reason="needs the reference MXNet 1.9.1")
+def test_our_export_loads_in_mxnet(tmp_path):
+    """Our ``export`` of mobilenetv2 (convolutions, depthwise ones, BatchNorm, pooling, clip, elemwise_add) runs
+    in MXNet with our outputs."""
+    import subprocess
+
+    net = vision.get_model("mobilenetv2_0.25", classes=5)
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    x = np.random.default_rng(3).standard_normal((2, 3, 32, 32)).astype(np.float32)
+    y = net(mx.nd.array(x)).asnumpy()
+    net.export(str(tmp_path / "ours"))
+    np.save(tmp_path / "x.npy", x)
+    script = ("import numpy as np, mxnet as mx, sys; d = sys.argv[1]; "
+              "b = mx.gluon.SymbolBlock.imports(d + '/ours-symbol.json', ['data'], d + '/ours-0000.params'); "
+              "np.save(d + '/y.npy', b(mx.nd.array(np.load(d + '/x.npy'))).asnumpy())")
+    subprocess.run([MXREF, "-c", script, str(tmp_path)], check=True, capture_output=True, timeout=120)
+    np.testing.assert_allclose(np.load(tmp_path / "y.npy"), y, rtol=1e-4, atol=1e-5)
