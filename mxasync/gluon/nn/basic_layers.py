@@ -15,6 +15,8 @@ Dense(4 -> 3, linear)
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..block import HybridBlock
 from .activations import Activation
 
@@ -98,7 +100,7 @@ class _BatchNorm(HybridBlock):
 
     def cast(self, dtype):
         # MXNet keeps the statistics and affine parameters of a float16 network in float32
-        if str(getattr(dtype, "__name__", dtype)) == "float16":
+        if np.dtype(dtype).name == "float16":
             dtype = "float32"
         super().cast(dtype)
 
