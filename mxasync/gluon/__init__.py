@@ -1,6 +1,6 @@
 """``mx.gluon``: MXNet 1.9's imperative/hybrid front end on the mxasync engine (see ``docs/gluon.md``)."""
 
-from . import data, loss, nn, parameter, utils
+from . import data, loss, model_zoo, nn, parameter, utils
 from .block import Block, HybridBlock, SymbolBlock
 from .parameter import Constant, DeferredInitializationError, Parameter, ParameterDict
 from .trainer import Trainer
