@@ -176,3 +176,18 @@ def test_hybridized_training_matches_imperative():
         results.append([p.data().asnumpy() for p in net.collect_params().values()])
     for a, b in zip(*results, strict=True):
         np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+
+
+def test_store_without_optimizer_updates_on_workers():
+    p = gluon.Parameter("x", shape=(3,))
+    p.initialize(mx.init.Zero(), ctx=[mx.cpu(0), mx.cpu(1)])
+    kv = mx.kv.create("teststore")
+    trainer = gluon.Trainer([p], "sgd", {"learning_rate": 1.0}, kvstore=kv)
+    with autograd.record():
+        for w in p.list_data():
+            (w + 1).sum().backward()
+    trainer.step(1)
+    assert trainer._update_on_kvstore is False
+    np.testing.assert_array_equal(p.data(mx.cpu(1)).asnumpy(), [-2, -2, -2])
+    with pytest.raises(ValueError, match="update_on_kvstore=False"):
+        gluon.Trainer([p], "sgd", kvstore=kv, update_on_kvstore=True)._init_kvstore()
