@@ -13,7 +13,13 @@ the cap is lifted while numpy runs). The first step of both is compared (max rel
 difference of the updated weights) so the two really compute the same thing.
 The Module figures with ``--contexts 2`` split each batch over cpu(0) and cpu(1) (data parallel).
 
-Usage: ``python benchmarks/train.py [--steps 30] [--repeat 5]``
+Peers: MXNet 1.9.1 (``--mxnet PY``, default /work/mxref/bin/python) and PyTorch (``--torch PY``,
+default /work/venvs/torch/bin/python) run the same step (``train_peers.py``) in a subprocess
+when their Python exists. ``--rounds`` alternates all of them (mxasync, numpy, MXNet, PyTorch)
+round after round, so every figure comes from the same machine state; the summary gives the
+median and range over rounds and mxasync's ratio to each peer.
+
+Usage: ``python benchmarks/train.py [--steps 30] [--repeat 5] [--rounds 3]``
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -189,18 +197,67 @@ def bench(name, sym, data_shape, batch, steps, repeat, contexts=1) -> dict:
             "first_update_max_rel_diff": diff}
 
 
+def peer(python: str, which: str, steps: int, threads: int = 0) -> dict:
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "train_peers.py")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    if threads:  # MXNet and PyTorch both size their OpenMP pools from this
+        env["OMP_NUM_THREADS"] = str(threads)
+    out = subprocess.run([python, script, which, "--steps", str(steps)], capture_output=True, text=True,
+                         timeout=900, env=env, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _summary(values: list[float]) -> dict:
+    return {"median": round(float(np.median(values)), 1), "min": round(min(values), 1),
+            "max": round(max(values), 1)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=3, help="alternations of mxasync, numpy and the peers")
     ap.add_argument("--contexts", type=int, default=1, help="Module contexts (cpu(0)..cpu(n-1), data parallel)")
+    ap.add_argument("--mxnet", default="/work/mxref/bin/python", help="a Python with MXNet 1.9.1 ('' to skip)")
+    ap.add_argument("--torch", default="/work/venvs/torch/bin/python", help="a Python with PyTorch ('' to skip)")
+    ap.add_argument("--peer-threads", type=int, default=0, help="OMP_NUM_THREADS for the peers (0: their default)")
     args = ap.parse_args()
     mx.random.seed(0)
+    peers = {k: v for k, v in (("mxnet", args.mxnet), ("pytorch", args.torch)) if v and os.path.exists(v)}
+    rounds: dict[str, dict[str, list[float]]] = {"mlp": {}, "lenet": {}}
+    last = {}
+    for _ in range(args.rounds):
+        last = {
+            "mlp": bench("mlp", mlp_sym(), (128, 784), 128, args.steps, args.repeat, args.contexts),
+            "lenet": bench("lenet", lenet(), (64, 1, 28, 28), 64, args.steps, args.repeat, args.contexts),
+        }
+        for net, res in last.items():
+            for k, v in res["images_per_s"].items():
+                rounds[net].setdefault(k, []).append(v)
+        for name, python in peers.items():
+            try:
+                got = peer(python, "mxnet" if name == "mxnet" else "torch", args.steps, args.peer_threads)
+            except (subprocess.SubprocessError, ValueError, OSError) as exc:
+                print(f"train.py: {name} failed: {exc}", file=sys.stderr)
+                continue
+            for net in ("mlp", "lenet"):
+                rounds[net].setdefault(name, []).append(got[net])
+    summary = {}
+    for net, per in rounds.items():
+        row = {k: _summary(v) for k, v in per.items()}
+        ours = row["module_sync"]["median"]
+        for name in list(peers) + ["numpy"]:
+            if name in row:
+                row[f"module_sync_over_{name}"] = round(ours / row[name]["median"], 3)
+        summary[net] = row
     result = {
-        "mlp_784_512_512_10": bench("mlp", mlp_sym(), (128, 784), 128, args.steps, args.repeat, args.contexts),
-        "lenet_28x28": bench("lenet", lenet(), (64, 1, 28, 28), 64, args.steps, args.repeat, args.contexts),
+        "images_per_s": summary,
+        "last_round": last,
+        "rounds": args.rounds,
         "module_contexts": args.contexts,
         "cpu_count": os.cpu_count(),
+        "peer_threads": args.peer_threads or "default",
+        "load_average": os.getloadavg(),
     }
     print(json.dumps(result, indent=2))
 
