@@ -97,3 +97,19 @@ def test_conv_backward_skips_data_grad_and_writes_into():
     out = np.empty((2, 4, 5, 5))
     assert convk.convolution(np, x, w, np.arange(4.0), (3, 3), out=out) is out
     np.testing.assert_allclose(out, convk.convolution(np, x, w, np.arange(4.0), (3, 3)))
+
+
+@pytest.mark.parametrize("kernel,stride", [((2, 2), (2, 2)), ((2, 2), (3, 3)), ((3, 3), (2, 2))])
+def test_max_pool_backward_first_max_takes_the_gradient(kernel, stride):
+    poolk = import_module("mxasync.operator.kernels.pooling")
+    rng = np.random.default_rng(2)
+    x = rng.integers(0, 3, (2, 3, 7, 7)).astype(np.float32)  # many ties
+    out = poolk.pooling(np, x, kernel, stride=stride)
+    og = rng.standard_normal(out.shape).astype(np.float32)
+    got = poolk.pooling_backward(np, og, x, kernel, stride=stride, out=out)
+    want = np.zeros_like(x)
+    for n, c, i, j in np.ndindex(*out.shape):
+        win = x[n, c, i * stride[0]:i * stride[0] + kernel[0], j * stride[1]:j * stride[1] + kernel[1]]
+        a, b = np.unravel_index(np.argmax(win), win.shape)  # the first maximum, row-major
+        want[n, c, i * stride[0] + a, j * stride[1] + b] += og[n, c, i, j]
+    np.testing.assert_allclose(got, want, rtol=1e-6)
