@@ -31,7 +31,7 @@ import stat
 from collections.abc import Iterator
 from typing import IO, Any
 
-from .base import MXAsyncOSError
+from .base import MXAsyncOSError, os_error
 
 __all__ = ["atomic_open", "AtomicFile", "write_file", "remove_stale_temporaries", "temporary_prefix"]
 
@@ -84,9 +84,7 @@ def remove_stale_temporaries(path: str) -> list[str]:
 
 
 def _wrap(err: OSError, verb: str, path: str) -> MXAsyncOSError:
-    out = MXAsyncOSError(f"cannot {verb} {path}: {err.strerror or err}")
-    out.errno, out.strerror, out.filename = err.errno, err.strerror, path
-    return out
+    return os_error(err, f"cannot {verb} {path}: {err.strerror or err}", path)
 
 
 class AtomicFile:

@@ -9,7 +9,8 @@ import os
 
 import numpy as np
 
-__all__ = ["MXAsyncError", "MXNetError", "MXAsyncValueError", "MXAsyncOSError", "NotImplementedForSymbol",
+__all__ = ["MXAsyncError", "MXNetError", "MXAsyncValueError", "MXAsyncOSError", "MXAsyncKeyError", "os_error",
+           "NotImplementedForSymbol",
            "env_int", "env_float", "env_str", "env_bool", "py_str", "c_str", "integer_types", "numeric_types", "string_types", "mx_real_t"]
 
 # MXNet's type groups, used by code that checks arguments the way MXNet's Python layer does.
@@ -45,6 +46,13 @@ class MXAsyncValueError(MXAsyncError, ValueError):
     ``except`` clause keeps working."""
 
 
+class MXAsyncKeyError(MXAsyncError, KeyError):
+    """A missing name where MXNet raises ``KeyError``: both, with a readable message."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 class MXAsyncOSError(MXAsyncError, OSError):
     """A file could not be read or written: an ``MXNetError`` (as MXNet raises) that is also an
     ``OSError`` carrying ``errno`` and the user's file name."""
@@ -69,6 +77,23 @@ class NotImplementedForSymbol(MXAsyncError):
         if self.args:
             msg += f" with arguments ({', '.join(self.args)})"
         return msg + " is not implemented for Symbol and only available in NDArray."
+
+
+_OS_ERRORS: dict[type, type] = {}
+
+
+def os_error(err: OSError, message: str, filename: str) -> MXAsyncOSError:
+    """``message`` as an :class:`MXAsyncOSError` that is also ``type(err)`` (``FileNotFoundError``,
+    ``PermissionError``...), with ``err``'s errno and the user's ``filename``."""
+    kind = type(err)
+    cls = _OS_ERRORS.get(kind)
+    if cls is None:
+        cls = MXAsyncOSError if kind is OSError or not issubclass(kind, OSError) else \
+            type(f"MXAsync{kind.__name__}", (MXAsyncOSError, kind), {"__module__": __name__})
+        _OS_ERRORS[kind] = cls
+    out = cls(message)
+    out.errno, out.strerror, out.filename = err.errno, err.strerror, filename
+    return out
 
 
 def _lookup(names: tuple[str, ...]) -> str | None:

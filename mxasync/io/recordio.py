@@ -268,6 +268,10 @@ class MXIndexedRecordIO(MXRecordIO):
                 super().close()
                 raise MXAsyncError(f"{self.idx_path}:{lineno}: bad index line {line.rstrip()!r}: "
                                    "expected 'key<TAB>byte offset'") from e
+            if pos < 0:
+                super().close()
+                raise MXAsyncError(f"{self.idx_path}:{lineno}: bad index line {line.rstrip()!r}: "
+                                   f"the byte offset {pos} of key {key!r} is negative")
             self.idx[key] = pos
             self.keys.append(key)
 

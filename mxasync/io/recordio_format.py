@@ -58,6 +58,8 @@ def decode_record(read: Callable[[int, int], bytes], offset: int, uri: str) -> t
     ``read(pos, n)`` returns up to ``n`` bytes of the file at ``pos``.
     """
     chunks: list[bytes] = []
+    if offset < 0:
+        raise MXAsyncError(f"{uri}: no record at the negative byte offset {offset}")
     pos = offset
     while True:
         head = read(pos, 8)

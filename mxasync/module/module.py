@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Sequence
 
 from ..atomic import write_file
-from ..base import MXAsyncError
+from ..base import MXAsyncError, MXAsyncKeyError
 from ..io.base import DataDesc
 from ..model import load_checkpoint
 from ..model import save_checkpoint as _save_checkpoint
@@ -99,6 +99,7 @@ class Module(BaseModule):
         sym, args, auxs = load_checkpoint(prefix, epoch)
         mod = Module(symbol=sym, **kwargs)
         mod._arg_params, mod._aux_params = args, auxs
+        mod._loaded_from = f"{prefix}-{int(epoch):04d}.params"
         mod.params_initialized = True
         if load_optimizer_states:
             mod._preload_opt_states = f"{prefix}-{int(epoch):04d}.states"
@@ -167,6 +168,12 @@ class Module(BaseModule):
                           stacklevel=2)
             return
         self._need("init_params", bound=True)
+        group = self._exec_group
+        for names, blocks, params in ((group.param_names, group.param_arrays, self._arg_params),
+                                      (group.aux_names, group.aux_arrays, self._aux_params)):
+            for name, block in zip(names, blocks, strict=True):
+                if name not in params:  # e.g. absent from the checkpoint Module.load read: give it a home
+                    params[name] = zeros(block[0].shape, cpu(), block[0].dtype)
         initializer = resolve_initializer(initializer)
         attrs = self._symbol.attr_dict()
 
@@ -204,7 +211,16 @@ class Module(BaseModule):
         self.params_initialized = True
 
     def _sync_params_from_devices(self) -> None:
-        self._exec_group.get_params(self._arg_params, self._aux_params)
+        group = self._exec_group
+        missing = [n for n in group.param_names if n not in self._arg_params]
+        missing += [n for n in group.aux_names if n not in self._aux_params]
+        if missing:
+            source = getattr(self, "_loaded_from", None)
+            where = f" loaded by Module.load from {source}" if source else ""
+            raise MXAsyncKeyError(
+                f"Module: parameter(s) {', '.join(map(repr, missing))} of the symbol have no value in the "
+                f"parameters{where}; pass them to set_params or call init_params(force_init=True, allow_missing=True)")
+        group.get_params(self._arg_params, self._aux_params)
         self._params_dirty = False
 
     # -- binding ----------------------------------------------------------------------

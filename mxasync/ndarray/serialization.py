@@ -42,7 +42,7 @@ from typing import IO, Any, NamedTuple, Union
 import numpy as np
 
 from mxasync.atomic import AtomicFile
-from mxasync.base import MXAsyncError, MXAsyncOSError
+from mxasync.base import MXAsyncError, os_error
 
 __all__ = [
     "ArrayRecord",
@@ -416,6 +416,6 @@ def load_arrays(source: str | os.PathLike[str] | IO[bytes], alloc: Alloc = _np_a
     try:
         f = open(os.fspath(source), "rb")  # noqa: SIM115 -- closed below
     except OSError as e:
-        raise MXAsyncOSError(f"cannot read NDArray file {os.fspath(source)}: {e.strerror or e}") from e
+        raise os_error(e, f"cannot read NDArray file {os.fspath(source)}: {e.strerror or e}", os.fspath(source)) from e
     with f:
         return _parse(_StreamReader(f), alloc)

@@ -16,7 +16,7 @@ rule) passes a known output shape to its unknown inputs.
 
 from __future__ import annotations
 
-import ast
+import re
 from typing import Any
 
 import numpy as np
@@ -64,6 +64,18 @@ def _norm(v, kind: str):
     return tuple(int(x) for x in v) if kind == "shape" else np.dtype(v)
 
 
+_SHAPE_TEXT = re.compile(r"^\s*[(\[]\s*((?:-?\d+L?\s*,\s*)*(?:-?\d+L?)?)\s*,?\s*[)\]]\s*$")
+
+
+def parse_shape_attr(text: str, var: str) -> tuple[int, ...]:
+    """A variable's ``__shape__`` text, ``"(2, 3)"`` (MXNet's ``str(tuple)``), as a tuple of ints."""
+    m = _SHAPE_TEXT.match(text) if isinstance(text, str) else None
+    if m is None:
+        raise MXAsyncError(f"variable {var!r}: its __shape__ attribute {text!r} is not a shape; "
+                           "expected a tuple of integers such as '(2, 3)'")
+    return tuple(int(d.strip().rstrip("L")) for d in m.group(1).split(",") if d.strip())
+
+
 def var_hints(g: IndexedGraph, kind: str) -> dict[int, Any]:
     """Shapes (``__shape__``) or dtypes (``__dtype__``) that variables declare."""
     from ..ndarray.serialization import TYPE_FLAGS
@@ -72,7 +84,7 @@ def var_hints(g: IndexedGraph, kind: str) -> dict[int, Any]:
     for i in g.input_nodes:
         attrs = g.nodes[i].attrs
         if kind == "shape" and "__shape__" in attrs:
-            s = tuple(ast.literal_eval(attrs["__shape__"]))
+            s = parse_shape_attr(attrs["__shape__"], g.nodes[i].name)
             if s and all(d > 0 for d in s):  # 0 marks an unknown dimension: no hint
                 out[i] = s
         elif kind == "type" and "__dtype__" in attrs:

@@ -223,6 +223,9 @@ def load_graph(text: str | bytes | Mapping[str, Any]) -> JsonGraph:
             obj = json.loads(text, strict=False)
         except ValueError as exc:
             raise MXAsyncError(f"symbol JSON: not valid JSON: {exc}") from None
+        except RecursionError:
+            raise MXAsyncError("symbol JSON: nested too deeply to be a symbol (arrays or objects "
+                               "inside each other beyond Python's recursion limit)") from None
     g = _graph(obj, "graph", upgrade=True)
     _validate(g, "")
     return g

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from ..base import MXAsyncError
+from ..base import MXAsyncError, os_error
 from ..operator.registry import get_op
 from .json_format import JsonGraph, JsonNode, dump_graph, load_graph
 from .node import Node, topo_order
@@ -54,9 +54,13 @@ def from_graph(graph: JsonGraph):
             node.inputs.append((child, idx, ver))
         if op is not None:
             try:
-                node.prop  # noqa: B018 - validate the params now, naming the node
+                prop = node.prop  # validate the params now, naming the node
             except MXAsyncError as exc:
                 raise MXAsyncError(f"symbol JSON node {i} ({jn.name!r}): {exc}") from None
+            wanted = [*prop.list_arguments(), *prop.list_auxiliary_states()]
+            if len(jn.inputs) != len(wanted):
+                raise MXAsyncError(f"symbol JSON node {i} ({jn.name!r}): {jn.op} takes {len(wanted)} inputs "
+                                   f"({', '.join(wanted)}), but the node lists {len(jn.inputs)}")
         nodes.append(node)
     return Symbol([(nodes[n], i, v) for n, i, v in graph.heads])
 
@@ -71,6 +75,13 @@ def load_json(json_str: str):
 
 
 def load(fname: str):
-    """A symbol from a ``-symbol.json`` file (``sym.load``)."""
-    with open(fname) as f:
-        return from_json(f.read())
+    """A symbol from a ``-symbol.json`` file (``sym.load``); errors name the file."""
+    try:
+        with open(fname, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as exc:
+        raise os_error(exc, f"cannot read symbol file {fname}: {exc.strerror or exc}", fname) from None
+    try:
+        return from_json(text)
+    except MXAsyncError as exc:
+        raise type(exc)(f"{fname}: {exc}") from None

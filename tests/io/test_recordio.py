@@ -361,3 +361,20 @@ def test_writer_publishes_whole_file_at_close(tmp_path):
     r = MXIndexedRecordIO(idx, rec, "r")
     assert r.read_idx(0) == b"first"
     r.close()
+
+
+def test_negative_offset_in_index(tmp_path):
+    from mxasync.io.recordio import MXIndexedRecordIO
+    from mxasync.io.recordio_reader import RecordReader
+
+    rec, idx = str(tmp_path / "a.rec"), str(tmp_path / "a.idx")
+    w = MXIndexedRecordIO(idx, rec, "w")
+    w.write_idx(0, b"abc")
+    w.close()
+    with open(idx, "w") as f:
+        f.write("0\t-5\n")
+    with pytest.raises(MXAsyncError, match=r"a.idx:1: bad index line '0\\t-5': the byte offset -5 of key 0 is "
+                                           r"negative"):
+        MXIndexedRecordIO(idx, rec, "r")
+    with RecordReader(rec) as r, pytest.raises(MXAsyncError, match="negative byte offset -5"):
+        r.read_at(-5)
