@@ -92,16 +92,31 @@ def multi_sgd_update(xp, p: MultiSGDParam, in_data: list, req: list, out_data: l
 
 
 def multi_sgd_mom_update(xp, p: MultiSGDMomParam, in_data: list, req: list, out_data: list) -> None:
-    """The generic kernel: moms always in place; each weight in place when its output is the weight."""
+    """The generic kernel: moms always in place; each weight in place when its output is the weight.
+
+    ``mom = momentum * mom - lr * (rescale * grad + wd * weight)``, then ``weight += mom``, with one
+    scratch array reused across the weights (no temporary per term).
+    """
+    scratch = None
     for i in range(p.num_weights):
         w, g, mom = in_data[3 * i], in_data[3 * i + 1], in_data[3 * i + 2]
         lr, wd = p.lrs[i], p.wds[i]
         o, r = out_data[i], req[i]
-        step = _scaled_grad(xp, g, lr, p.rescale_grad, p.clip_gradient)
-        if wd:
-            step -= (lr * wd) * w
         mom *= p.momentum
-        mom += step
+        if p.clip_gradient >= 0:
+            mom += _scaled_grad(xp, g, lr, p.rescale_grad, p.clip_gradient)
+        else:
+            if scratch is None or scratch.size < g.size or scratch.dtype != g.dtype:
+                scratch = xp.empty(max(g.size, scratch.size if scratch is not None else 0), dtype=g.dtype)
+            tmp = scratch[: g.size].reshape(g.shape)
+            xp.multiply(g, -lr * p.rescale_grad, out=tmp)
+            mom += tmp
+        if wd:
+            if scratch is None or scratch.size < w.size or scratch.dtype != w.dtype:
+                scratch = xp.empty(w.size, dtype=w.dtype)
+            tmp = scratch[: w.size].reshape(w.shape)
+            xp.multiply(w, lr * wd, out=tmp)
+            mom -= tmp
         if o is w and (r == WRITE_TO or r == WRITE_INPLACE):
             w += mom
         else:
