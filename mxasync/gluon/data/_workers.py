@@ -230,6 +230,17 @@ def _start_method() -> str:
     return wanted
 
 
+def _preload_forkserver(ctx) -> None:
+    """Have the forkserver import mxasync once, so each worker forks with it loaded (importing it in every
+    worker costs seconds on a busy machine). Kept: the modules already asked for (``__main__`` by
+    default). Takes effect when the server starts (importing mxasync starts no thread)."""
+    from multiprocessing import forkserver
+
+    wanted = list(getattr(forkserver._forkserver, "_preload_modules", ["__main__"]))
+    if "mxasync" not in wanted:
+        ctx.set_forkserver_preload([*wanted, "mxasync"])
+
+
 def _pickled(what: str, obj) -> bytes:
     try:
         return pickle.dumps(obj, pickle.HIGHEST_PROTOCOL)
@@ -251,8 +262,11 @@ class ProcessWorkers:
         # multiprocessing keeps one temp dir per process (the forkserver's socket lives there); put it back
         # if something removed it (test runners that clean a per-test TMPDIR do)
         os.makedirs(multiprocessing.util.get_temp_dir(), exist_ok=True)
+        ctx = multiprocessing.get_context(method)
+        if method == "forkserver":
+            _preload_forkserver(ctx)
         try:
-            self._pool = multiprocessing.get_context(method).Pool(num_workers, initializer=_process_init,
+            self._pool = ctx.Pool(num_workers, initializer=_process_init,
                                                                   initargs=(payload,))
         except OSError:
             if method != "forkserver":
