@@ -85,7 +85,7 @@ def var_hints(g: IndexedGraph, kind: str) -> dict[int, Any]:
         attrs = g.nodes[i].attrs
         if kind == "shape" and "__shape__" in attrs:
             s = parse_shape_attr(attrs["__shape__"], g.nodes[i].name)
-            if s and all(d > 0 for d in s):  # 0 marks an unknown dimension: no hint
+            if s and any(d > 0 for d in s):  # 0 marks an unknown dimension: a partial hint
                 out[i] = s
         elif kind == "type" and "__dtype__" in attrs:
             out[i] = TYPE_FLAGS[int(attrs["__dtype__"])]
@@ -192,7 +192,7 @@ def _step(g: IndexedGraph, nid: int, vals: list, kind: str, done: bytearray) -> 
     if first_out is not None and any(vals[e] is None for e in args) and _elementwise(prop, kind):
         for e in args:
             put(e, first_out, "input")
-    if kind == "shape" and any(_partly_known(vals[e]) for e in args):
+    if kind == "shape" and any(vals[e] is None or _partly_known(vals[e]) for e in args):
         _refine_partial(g, prop, args, outs, vals, put)
     # an op sees a shape with an unknown (0) dimension as unknown; what it infers is merged into it
     ins = [None if kind == "shape" and _partly_known(vals[e]) else vals[e] for e in args]

@@ -38,6 +38,21 @@ def _concat_shape(prop, in_shapes):
     return list(in_shapes), [tuple(out)], []
 
 
+def _concat_refine(prop, in_shapes, out_shapes):
+    """One input of unknown size along ``dim`` follows from the output and the others (MXNet's shape rule; it
+    lets gluon's fused RNN layers infer their first weight from the concatenated parameter vector)."""
+    out = out_shapes[0]
+    d = prop.params.dim % len(out)
+    unknown = [i for i, s in enumerate(in_shapes) if s is None or 0 in s]
+    if len(unknown) != 1:
+        return None
+    shape = list(out)
+    shape[d] = out[d] - sum(s[d] for i, s in enumerate(in_shapes) if i != unknown[0])
+    refined = list(in_shapes)
+    refined[unknown[0]] = tuple(shape)
+    return refined
+
+
 def _concat_bwd(xp, p, og, ins, outs):
     d = p.dim % og[0].ndim
     cuts, acc = [], 0
@@ -49,7 +64,7 @@ def _concat_bwd(xp, p, og, ins, outs):
 
 defop("Concat", param=ConcatParam, var_args="num_args", aliases=("concat",), deps="og,in",
       args=lambda p: [f"arg{i}" for i in range(p.num_args)], shape=_concat_shape,
-      fwd=lambda xp, p, *xs: xp.concatenate(xs, axis=p.dim), bwd=_concat_bwd,
+      fwd=lambda xp, p, *xs: xp.concatenate(xs, axis=p.dim), bwd=_concat_bwd, refine_partial_inputs=_concat_refine,
       doc="Join ``num_args`` arrays along ``dim``.")
 
 

@@ -107,7 +107,23 @@ class ReshapeParam(OpParam):
     reverse: bool = False
 
 
+def _reshape_refine(prop, in_shapes, out_shapes):
+    """An input with one unknown (0) dimension gets it from the output's size (MXNet's legacy shape rule)."""
+    s, out = in_shapes[0], out_shapes[0]
+    if s is None or list(s).count(0) != 1:
+        return None
+    known, total = 1, 1
+    for d in s:
+        known *= d or 1
+    for d in out:
+        total *= d
+    if total % known:
+        return None
+    return [tuple(total // known if d == 0 else d for d in s)]
+
+
 defop("Reshape", param=ReshapeParam, base=_ShapeProperty, aliases=("reshape",), deps="og,in", inplace=True,
+      refine_partial_inputs=_reshape_refine,
       out_shape=staticmethod(lambda prop, s: reshape_shape(s, prop.params.shape, prop.params.reverse, prop.label)),
       fwd=lambda xp, p, x: x.reshape(reshape_shape(x.shape, p.shape, p.reverse)), bwd=_reshape_back,
       doc="Reshape with MXNet's special codes: 0 copies a dimension, -1 infers one, -2 copies the rest, "
