@@ -163,3 +163,17 @@ def test_constructor_checks():
         nn.Conv2D(2, (3, 3, 3))
     with pytest.raises(AssertionError, match="Only NCHW and NHWC layouts are valid for 2D Pooling"):
         nn.MaxPool2D(layout="NCW")
+
+
+# mxnet.gluon.nn's public names in MXNet 1.9.1 (besides its submodules)
+MXNET_NN = ["Activation", "AvgPool1D", "AvgPool2D", "AvgPool3D", "BatchNorm", "BatchNormReLU", "Block", "Conv1D",
+            "Conv1DTranspose", "Conv2D", "Conv2DTranspose", "Conv3D", "Conv3DTranspose", "Dense", "Dropout", "ELU",
+            "Embedding", "Flatten", "GELU", "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D",
+            "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D", "GroupNorm", "HybridBlock", "HybridLambda",
+            "HybridSequential", "InstanceNorm", "Lambda", "LayerNorm", "LeakyReLU", "MaxPool1D", "MaxPool2D",
+            "MaxPool3D", "PReLU", "ReflectionPad2D", "SELU", "Sequential", "Swish", "SymbolBlock"]
+
+
+def test_nn_has_mxnets_names():
+    assert sorted(nn.__all__) == MXNET_NN
+    assert all(hasattr(nn, n) for n in MXNET_NN)

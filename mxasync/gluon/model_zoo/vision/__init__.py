@@ -6,8 +6,6 @@
 'ResNetV1'
 """
 
-from __future__ import annotations
-
 from .alexnet import *  # noqa: F403
 from .alexnet import __all__ as _alexnet
 from .densenet import *  # noqa: F403
