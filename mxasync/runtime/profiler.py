@@ -1,4 +1,4 @@
-"""The profiler: every engine op as a Chrome trace event (Perfetto and chrome://tracing open it).
+"""The profiler: engine ops and user ranges as Chrome trace events, and MXNet's aggregate table.
 
 >>> import mxasync as mx, json, os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "trace.json")
@@ -19,59 +19,109 @@ import json
 import os
 import threading
 import time
+from typing import NamedTuple
 
 from ..atomic import write_file
 from ..base import MXAsyncError
+from .profiler_stats import aggregate_json, aggregate_table, check_dumps_args
 
-__all__ = ["Profiler", "set_config", "set_state", "state", "dump", "dumps", "pause", "resume"]
+__all__ = ["Profiler", "Record", "set_config", "set_state", "state", "dump", "dumps", "pause", "resume",
+           "OPERATOR_DOMAIN", "CUSTOM_OP_DOMAIN"]
+
+OPERATOR_DOMAIN = "operator"  # MXNet's domain of engine ops in the aggregate table
+CUSTOM_OP_DOMAIN = "Custom Operator"
+
+
+class Record(NamedTuple):
+    """One event: ``ph`` 'X' (a range), 'C' (a counter value) or 'i' (an instant marker)."""
+
+    domain: str
+    name: str
+    ph: str
+    ctx: str
+    thread: str
+    tid: int
+    t0: float
+    t1: float
+    value: float = 0.0
+    scope: str = ""
 
 
 class Profiler:
-    """Collects (op, start, end, thread) records while running; the engine calls :meth:`record`."""
+    """Collects records while running; the engine calls :meth:`record` for every op it runs."""
 
     def __init__(self):
         self.filename = "profile.json"
         self.profile_all = True
         self.aggregate_stats = False
+        self.continuous_dump = False
         self.state = "stop"
-        self._records: list = []
+        self.paused = False
+        self._records: list[Record] = []
         self._origin = time.perf_counter()
         self._pid = os.getpid()
+
+    @property
+    def recording(self) -> bool:
+        return self.state == "run" and not self.paused
 
     def record(self, op, t0: float, t1: float) -> None:
         if not self.profile_all and not op.profiling:
             return
         th = threading.current_thread()
+        domain = getattr(op, "profile_domain", None) or OPERATOR_DOMAIN
         # list.append is atomic, so workers record without a lock
-        self._records.append((op.display_name(), str(op.ctx), th.name, th.ident, t0, t1))
+        self._records.append(Record(domain, op.display_name(), "X", str(op.ctx), th.name, th.ident, t0, t1))
+
+    def record_range(self, domain: str, name: str, t0: float, t1: float) -> None:
+        if self.recording:
+            th = threading.current_thread()
+            self._records.append(Record(domain, name, "X", "python", th.name, th.ident, t0, t1))
+
+    def record_counter(self, domain: str, name: str, value: float) -> None:
+        if self.recording:
+            th = threading.current_thread()
+            t = time.perf_counter()
+            self._records.append(Record(domain, name, "C", "python", th.name, th.ident, t, t, float(value)))
+
+    def record_marker(self, domain: str, name: str, scope: str) -> None:
+        if self.recording:
+            th = threading.current_thread()
+            t = time.perf_counter()
+            self._records.append(Record(domain, name, "i", "python", th.name, th.ident, t, t, 0.0, scope))
+
+    def records(self) -> list[Record]:
+        return list(self._records)
+
+    def clear(self) -> None:
+        self._records.clear()
 
     def trace(self) -> dict:
         events = []
         threads = {}
-        for name, ctx, tname, tid, t0, t1 in list(self._records):
-            threads[tid] = tname
-            events.append({
-                "name": name, "cat": ctx, "ph": "X", "pid": self._pid, "tid": tid,
-                "ts": (t0 - self._origin) * 1e6, "dur": max((t1 - t0) * 1e6, 0.001),
-                "args": {"ctx": ctx, "worker": tname},
-            })
+        for r in self.records():
+            threads[r.tid] = r.thread
+            ev = {"name": r.name, "cat": r.domain, "ph": r.ph, "pid": self._pid, "tid": r.tid,
+                  "ts": (r.t0 - self._origin) * 1e6}
+            if r.ph == "X":
+                ev["dur"] = max((r.t1 - r.t0) * 1e6, 0.001)
+                ev["args"] = {"ctx": r.ctx, "worker": r.thread}
+            elif r.ph == "C":
+                ev["args"] = {r.name: r.value}
+            else:
+                ev["s"] = {"global": "g", "process": "p", "thread": "t"}.get(r.scope, "p")
+            events.append(ev)
         for tid, tname in threads.items():
             events.append({"name": "thread_name", "ph": "M", "pid": self._pid, "tid": tid, "args": {"name": tname}})
         events.append({"name": "process_name", "ph": "M", "pid": self._pid, "args": {"name": "mxasync engine"}})
         return {"traceEvents": events, "displayTimeUnit": "ms"}
 
-    def aggregate(self) -> dict:
-        stats: dict = {}
-        for name, _ctx, _tn, _tid, t0, t1 in list(self._records):
-            s = stats.setdefault(name, {"count": 0, "total_us": 0.0, "max_us": 0.0})
-            d = (t1 - t0) * 1e6
-            s["count"] += 1
-            s["total_us"] += d
-            s["max_us"] = max(s["max_us"], d)
-        return stats
-
 
 _PROFILER = Profiler()
+
+
+def current() -> Profiler:
+    return _PROFILER
 
 
 def _engine():
@@ -80,16 +130,22 @@ def _engine():
     return Engine.get()
 
 
+def _sync_engine() -> None:
+    _engine().set_profiler(_PROFILER if _PROFILER.recording else None)
+
+
 def set_config(filename: str = "profile.json", profile_all: bool = True, aggregate_stats: bool = False,
-               **ignored) -> None:
+               continuous_dump: bool = False, **ignored) -> None:
     """Configure the profiler (MXNet's ``mx.profiler.set_config``).
 
     MXNet's finer switches (``profile_symbolic``, ``profile_memory``...) are
     accepted; every engine op is one kind of event here, so they change nothing.
+    ``aggregate_stats=True`` makes :func:`dumps` return the statistics table.
     """
     _PROFILER.filename = str(filename)
     _PROFILER.profile_all = bool(profile_all)
     _PROFILER.aggregate_stats = bool(aggregate_stats)
+    _PROFILER.continuous_dump = bool(continuous_dump)
 
 
 def set_state(state: str = "stop") -> None:
@@ -97,7 +153,8 @@ def set_state(state: str = "stop") -> None:
     if state not in ("run", "stop"):
         raise MXAsyncError(f"profiler.set_state: state must be 'run' or 'stop', got {state!r}")
     _PROFILER.state = state
-    _engine().set_profiler(_PROFILER if state == "run" else None)
+    _PROFILER.paused = False
+    _sync_engine()
 
 
 def state() -> str:
@@ -105,24 +162,39 @@ def state() -> str:
 
 
 def pause() -> None:
-    _engine().set_profiler(None)
+    """Stop recording until :func:`resume` (ops, ranges, counters and markers alike)."""
+    _PROFILER.paused = True
+    _sync_engine()
 
 
 def resume() -> None:
-    if _PROFILER.state == "run":
-        _engine().set_profiler(_PROFILER)
+    _PROFILER.paused = False
+    _sync_engine()
 
 
-def dumps(reset: bool = False) -> str:
-    """Aggregate statistics per op name as JSON text."""
-    text = json.dumps(_PROFILER.aggregate(), indent=2, sort_keys=True)
+def dumps(reset: bool = False, format: str = "table", sort_by: str = "total", ascending: bool = False) -> str:  # noqa: A002
+    """MXNet's aggregate statistics per domain and name: a text table, or JSON with ``format='json'``.
+
+    Empty unless ``set_config(aggregate_stats=True)``, as in MXNet. ``sort_by`` is one of
+    'total', 'avg', 'min', 'max', 'count'; times are in ms.
+    """
+    check_dumps_args(format, sort_by)
+    if not _PROFILER.aggregate_stats:
+        text = ""
+    elif format == "json":
+        text = aggregate_json(_PROFILER.records(), sort_by, ascending)
+    else:
+        text = aggregate_table(_PROFILER.records(), sort_by, ascending)
     if reset:
-        _PROFILER._records.clear()
+        _PROFILER.clear()
     return text
 
 
 def dump(finished: bool = True) -> None:
-    """Write the Chrome trace to the configured file, atomically."""
+    """Write the Chrome trace to the configured file, atomically.
+
+    ``finished=False`` keeps the records (MXNet's continuous dump: each dump rewrites the whole trace).
+    """
     write_file(_PROFILER.filename, json.dumps(_PROFILER.trace()))
     if finished:
-        _PROFILER._records.clear()
+        _PROFILER.clear()

@@ -35,6 +35,7 @@ def _train(nets, contexts, aggregate_num, monkeypatch, steps=4, **opt_params):
     params.update(opt_params)
     mod.init_optimizer(kvstore="local", optimizer="sgd", optimizer_params=params)
     mx.nd.waitall()
+    mx.profiler.set_config(aggregate_stats=True)
     mx.profiler.dumps(reset=True)
     mx.profiler.set_state("run")
     try:
@@ -45,7 +46,7 @@ def _train(nets, contexts, aggregate_num, monkeypatch, steps=4, **opt_params):
         mx.nd.waitall()
     finally:
         mx.profiler.set_state("stop")
-    counts = {k: v["count"] for k, v in json.loads(mx.profiler.dumps(reset=True)).items()}
+    counts = {k: v["Count"] for k, v in json.loads(mx.profiler.dumps(reset=True, format="json"))["Time"]["operator"].items()}
     return mod, {k: v.asnumpy() for k, v in mod.get_params()[0].items()}, counts
 
 

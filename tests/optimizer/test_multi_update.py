@@ -25,6 +25,7 @@ def _copies(arrays):
 def _count_ops(fn) -> dict:
     """``{op name: number of engine ops}`` pushed by ``fn`` (through the profiler)."""
     mx.nd.waitall()
+    mx.profiler.set_config(aggregate_stats=True)
     mx.profiler.dumps(reset=True)
     mx.profiler.set_state("run")
     try:
@@ -32,7 +33,7 @@ def _count_ops(fn) -> dict:
         mx.nd.waitall()
     finally:
         mx.profiler.set_state("stop")
-    return {k: v["count"] for k, v in json.loads(mx.profiler.dumps(reset=True)).items()}
+    return {k: v["Count"] for k, v in json.loads(mx.profiler.dumps(reset=True, format="json"))["Time"]["operator"].items()}
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
