@@ -22,6 +22,7 @@ from . import (  # noqa: I001
     metric,
     model,
     module,
+    monitor,
     ndarray,
     operator,
     optimizer,
@@ -38,6 +39,7 @@ from . import attribute, name
 from . import initializer as init
 from . import kvstore as kv
 from . import module as mod
+from . import monitor as mon
 from . import ndarray as nd
 from . import optimizer as opt
 from . import symbol as sym
@@ -55,4 +57,5 @@ __all__ = [
     "init", "lr_scheduler", "metric", "optimizer", "opt", "kv", "kvstore", "mod", "module", "model",
     "image", "autograd", "test_utils", "rnn", "util", "attribute", "np_shape", "is_np_shape", "set_np_shape",
     "contrib", "gluon",
+    "monitor", "mon",
 ]

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ..base import MXAsyncError
+from ..base import MXAsyncError, MXAsyncValueError
 from ..ndarray.chunk import alloc_chunk
-from ..ndarray.ndarray import NDArray, array
+from ..ndarray.ndarray import NDArray, array, zeros
 from ..operator import OpReqType
 from ..runtime.engine import Engine
 from ..symbol.indexed import IndexedGraph
@@ -141,7 +141,7 @@ class Executor:
     def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
         """Push the gradient ops; ``out_grads`` (one per output) seed heads whose op needs them."""
         if not self._bwd_ops and not any(r != OpReqType.NULL for r in self._grad_reqs):
-            raise MXAsyncError("backward: the executor was bound with grad_req='null' everywhere")
+            return  # nothing asks for a gradient (grad_req='null' everywhere): a no-op, as in MXNet
         if out_grads is not None:
             if isinstance(out_grads, NDArray):
                 out_grads = [out_grads]
@@ -150,7 +150,7 @@ class Executor:
             for e, og in zip(self._head_grads, out_grads, strict=True):
                 if e is not None and og is not None:
                     self._arrays[e][:] = og
-        self._run(self._bwd_steps, 1, monitor=False)
+        self._run(self._bwd_steps, 1, monitor=True)
 
     def _run(self, steps, flag: int, monitor: bool) -> None:
         eng = Engine.get()
@@ -159,15 +159,21 @@ class Executor:
         with eng.bulk(eng.bulk_size):
             for st in steps:
                 eng.push_sync(st.fns[flag], ctx, st.const_vars, st.mutate_vars, name=st.name)
-                if callback is not None and st.kind == "forward":
+                if callback is not None and st.kind in ("forward", "backward"):
                     if self._monitor_all:
                         for name, e in st.inputs:
                             callback(name, self._arrays[e])
                     for name, e in st.outputs:
-                        callback(name, self._arrays[e])
+                        callback(name, self._monitored(e))
+
+    def _monitored(self, e) -> NDArray:
+        if isinstance(e, tuple):  # an input gradient nobody keeps: zeros of its shape
+            return zeros(e[0], ctx=self._ctx, dtype=e[1])
+        return self._arrays[e]
 
     def set_monitor_callback(self, callback, monitor_all: bool = False) -> None:
-        """Call ``callback(name, NDArray)`` for every output of every op as forward pushes it."""
+        """Call ``callback(name, NDArray)`` for every output of every op as forward pushes it, and for
+        every input gradient as backward pushes it (``<node>_backward_output<k>``, MXNet's names)."""
         self._monitor = callback
         self._monitor_all = monitor_all
 
@@ -197,7 +203,8 @@ class Executor:
                     src = value if isinstance(value, NDArray) else array(value, ctx=self._ctx)
                     src.astype(target[name].dtype).copyto(target[name])
                 elif not allow_extra_params:
-                    raise MXAsyncError(f"copy_params_from: {name!r} is not an {what} of the symbol")
+                    raise MXAsyncValueError(f"copy_params_from: {name!r} is not an {what} of the symbol "
+                                            "(pass allow_extra_params=True to ignore it)")
 
     def reshape(self, partial_shaping: bool = False, allow_up_sizing: bool = False, **kwargs) -> Executor:
         """A new executor for new input shapes that shares this one's parameters and memory."""

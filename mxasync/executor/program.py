@@ -110,7 +110,12 @@ def _compile(ex, op, data) -> Step:
 
     writes = list(dict.fromkeys(_vars(arrays, op.writes) + [r.var for r in res]))
     reads = [v for v in _vars(arrays, op.reads + aux) if v not in writes]
-    return Step("backward", f"{node.name}_backward", (run_bwd, run_bwd), reads, writes)
+    # what a monitor sees, under MXNet's names: the entry of each input gradient, or its (shape, dtype)
+    # when no gradient is kept (MXNet shows its scratch buffer there)
+    many = len(op.in_grad) > 1
+    seen = [(f"{node.name}_backward_output{k if many else ''}",
+             x if x is not None else (ent[args[k]].shape, ent[args[k]].dtype)) for k, x in enumerate(op.in_grad)]
+    return Step("backward", f"{node.name}_backward", (run_bwd, run_bwd), reads, writes, outputs=seen)
 
 
 def _sum_step(ex, op, data) -> Step:

@@ -196,8 +196,9 @@ class DataParallelExecutorGroup:
         self._load(self.data_names, data_batch.data)
         if is_train is None:
             is_train = self.for_training
-        if self.label_names and data_batch.label:
-            self._load(self.label_names, data_batch.label)
+        label = getattr(data_batch, "label", None)
+        if self.label_names and label:
+            self._load(self.label_names, label)
         for e in self.execs:
             e.forward(is_train=is_train)
 

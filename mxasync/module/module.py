@@ -360,9 +360,10 @@ class Module(BaseModule):
             data = getattr(data_batch, "provide_data", None) or [
                 DataDesc(d.name, s, d.dtype, d.layout) for d, s in zip(self._data_shapes, new_shapes, strict=True)]
             labels = getattr(data_batch, "provide_label", None)
-            if not labels and data_batch.label:
+            batch_labels = getattr(data_batch, "label", None)  # a namedtuple('Batch', ['data']) has none
+            if not labels and batch_labels:
                 labels = [DataDesc(d.name, tuple(a.shape), d.dtype, d.layout)
-                          for d, a in zip(self._label_shapes, data_batch.label, strict=False)]
+                          for d, a in zip(self._label_shapes, batch_labels, strict=False)]
             if not labels:  # no labels in this batch (predict): keep them, at the new batch size
                 labels = [_rebatched(d, data[0].shape[DataDesc.get_batch_axis(data[0].layout)])
                           for d in self._label_shapes]

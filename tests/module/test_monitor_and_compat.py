@@ -1,0 +1,72 @@
+"""mx.mon.Monitor, and Module behaviours MXNet scripts rely on (values and names checked against MXNet 1.9.1)."""
+
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+import mxasync as mx
+
+
+def _mlp():
+    x = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=2, name="fc_0")
+    x = mx.sym.Activation(x, act_type="sigmoid", name="act_0")
+    return mx.sym.LinearRegressionOutput(x, name="out")
+
+
+def test_monitor_sees_outputs_gradients_and_arguments():
+    mod = mx.mod.Module(_mlp(), label_names=["out_label"], context=mx.cpu())
+    mod.bind(data_shapes=[("data", (1, 2))], label_shapes=[("out_label", (1, 2))])
+    mod.init_params(initializer=mx.init.One())
+    mon = mx.mon.Monitor(1, pattern=".*", sort=True)
+    mod.install_monitor(mon)
+    batch = mx.io.DataBatch([mx.nd.array([[0.5, -1.0]])], [mx.nd.array([[0.0, 1.0]])])
+    mon.tic()
+    mod.forward_backward(batch)
+    res = mon.toc()
+    # MXNet 1.9.1 names: outputs, backward outputs (indexed when an op has several inputs), arguments
+    assert [k for _, k, _ in res] == [
+        "act_0_backward_output", "act_0_output", "data", "fc_0_backward_output0", "fc_0_backward_output1",
+        "fc_0_backward_output2", "fc_0_bias", "fc_0_output", "fc_0_weight", "out_backward_output0",
+        "out_backward_output1", "out_label", "out_output"]
+    stats = {k: float(v.strip()) for _, k, v in res}
+    # default statistic: norm(x) / sqrt(size)
+    assert stats["fc_0_output"] == pytest.approx(np.linalg.norm([0.5, 0.5]) / np.sqrt(2), rel=1e-6)
+    assert stats["fc_0_weight"] == pytest.approx(1.0)
+    mon.tic()  # interval 1: the next batch is collected too, with step 2
+    mod.forward(batch)
+    assert {n for n, _, _ in mon.toc()} == {2}
+    assert mon.toc() == []  # not activated any more
+
+
+def test_backward_without_any_gradient_is_a_noop():
+    mod = mx.mod.Module(mx.sym.Dropout(mx.sym.Variable("data"), 0.5), label_names=None)
+    mod.bind(data_shapes=[("data", (2, 3))])
+    mod.init_params()
+    mod.init_optimizer()
+    mod.forward_backward(mx.io.DataBatch([mx.nd.ones((2, 3))]))
+    mod.update()
+    assert mod.get_outputs()[0].shape == (2, 3)
+
+
+def test_forward_with_a_batch_without_label_field():
+    Batch = namedtuple("Batch", ["data"])
+    mod = mx.mod.Module(mx.sym.Variable("data") * 2, label_names=None)
+    mod.bind(data_shapes=[("data", (1, 4))])
+    mod.init_params()
+    mod.forward(Batch([mx.nd.ones((3, 2))]))
+    assert mod.get_outputs()[0].shape == (3, 2)
+
+
+def test_set_params_error_types():
+    sym = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=2, name="fc")
+    mod = mx.mod.Module(sym, label_names=None)
+    mod.bind(data_shapes=[("data", (1, 2))])
+    good = {"fc_weight": mx.nd.ones((2, 2)), "fc_bias": mx.nd.zeros(2)}
+    mod.set_params(good, {})
+    with pytest.raises(RuntimeError):
+        mod.set_params({"fc_weight": mx.nd.ones((2, 2))}, {}, allow_missing=False, force_init=True)
+    extra = dict(good, other=mx.nd.ones(1))
+    with pytest.raises(ValueError, match="other"):
+        mod.set_params(extra, {}, allow_missing=True, force_init=True)
+    mod.set_params(extra, {}, allow_missing=True, allow_extra=True, force_init=True)
