@@ -120,6 +120,10 @@ def _partly_known(shape) -> bool:
     return shape is not None and 0 in shape
 
 
+def _settled(v, kind: str) -> bool:
+    return v is not None and not (kind == "shape" and 0 in v)
+
+
 def _merge_shapes(old: tuple, new: tuple) -> tuple | None:
     """The two shapes with each unknown (0) dimension filled from the other; None when they disagree."""
     if len(old) != len(new):
@@ -166,8 +170,8 @@ def _step(g: IndexedGraph, nid: int, vals: list, kind: str, done: bytearray) -> 
     args, aux = g.split_inputs(nid)
     outs = range(g.entry_ptr[nid], g.entry_ptr[nid + 1])
     changed = False
-    complete = all(vals[e] is not None for e in args) and all(vals[e] is not None for e in outs) and all(
-        vals[e] is not None for e in aux)
+    complete = all(_settled(vals[e], kind) for e in args) and all(_settled(vals[e], kind) for e in outs) and all(
+        _settled(vals[e], kind) for e in aux)
 
     def put(eid: int, v, what: str) -> None:
         nonlocal changed
@@ -194,11 +198,18 @@ def _step(g: IndexedGraph, nid: int, vals: list, kind: str, done: bytearray) -> 
             put(e, first_out, "input")
     if kind == "shape" and any(vals[e] is None or _partly_known(vals[e]) for e in args):
         _refine_partial(g, prop, args, outs, vals, put)
-    # an op sees a shape with an unknown (0) dimension as unknown; what it infers is merged into it
-    ins = [None if kind == "shape" and _partly_known(vals[e]) else vals[e] for e in args]
+    rule = prop.infer_shape if kind == "shape" else prop.infer_type
+    ins = [vals[e] for e in args]
     try:
-        rule = prop.infer_shape if kind == "shape" else prop.infer_type
-        in_v, out_v, aux_v = rule(list(ins))
+        try:
+            # MXNet's ops take shapes with unknown (0) dimensions and give partial shapes back
+            # (FullyConnected of (0, 10) is (0, 21)); an op whose rule refuses them sees them as unknown
+            in_v, out_v, aux_v = rule(list(ins))
+        except MXAsyncError:
+            if kind != "shape" or not any(_partly_known(v) for v in ins):
+                raise
+            ins = [None if _partly_known(v) else v for v in ins]
+            in_v, out_v, aux_v = rule(list(ins))
     except MXAsyncError as exc:
         raise MXAsyncError(f"infer_{kind}: error in operator {node.name} ({node.op.name}): {exc}; inputs: "
                            + ", ".join(f"{a}={_fmt(v)}" for a, v in zip(prop.list_arguments(), ins, strict=False))

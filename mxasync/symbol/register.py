@@ -28,10 +28,19 @@ __all__ = ["create", "make_function", "populate"]
 _AUX_INIT = {"moving_mean": '["zero", {}]', "moving_var": '["one", {}]', "moving_inv_var": '["one", {}]'}
 
 
+def _plain(v: Any) -> Any:
+    """NumPy scalars as Python numbers, inside tuples and lists too (NumPy 2 reprs them as ``np.int64(2)``)."""
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, (tuple, list)):
+        return type(v)(_plain(x) for x in v)
+    return v
+
+
 def _attr_string(v: Any) -> str:
     if isinstance(v, type) or isinstance(v, np.dtype):
         return np.dtype(v).name
-    return str(v)
+    return str(_plain(v))
 
 
 def create(op_name: str, args: list, kwargs: dict[str, Any], name: str | None = None,

@@ -131,6 +131,12 @@ class Symbol(ArithMixin):
                                        "use a hidden key such as '__{k}__'")
                 node.attrs[k] = v
 
+    def __bool__(self) -> bool:
+        # a symbol has no value to test (MXNet raises the same)
+        from ..base import NotImplementedForSymbol
+
+        raise NotImplementedForSymbol(self.__bool__, "bool")
+
     # -- composition ------------------------------------------------------------------
     def __copy__(self) -> Symbol:
         return self._deepcopy()[0]

@@ -84,16 +84,32 @@ class _ConvProperty(FunctionalProperty):
         else:
             wshape = (p.num_filter, c // p.num_group) + tuple(k)
             for x, kk, _ss, dd, pp in zip(d[2:], k, s, dl, pd, strict=False):
-                if dd * (kk - 1) + 1 > x + 2 * pp:
+                if x and dd * (kk - 1) + 1 > x + 2 * pp:  # x == 0: not known yet (MXNet's partial shapes)
                     raise self.error(f"kernel={p.kernel} (dilate={p.dilate or (1,) * nsp}) is larger than the "
                                      f"input {tuple(d)} padded by pad={p.pad or (0,) * nsp}")
-            osp = tuple(conv_out_size(x, kk, ss, pp, dd) for x, kk, ss, pp, dd in zip(d[2:], k, s, pd, dl, strict=False))
+            osp = tuple(conv_out_size(x, kk, ss, pp, dd) if x else 0
+                        for x, kk, ss, pp, dd in zip(d[2:], k, s, pd, dl, strict=False))
         names = ("weight", "bias")
         for name, got, want in zip(names, in_shapes[1:], (wshape, (p.num_filter,)), strict=False):
             if got is not None and tuple(got) != want:
                 raise self.error(f"{name} has shape {tuple(got)} but data {tuple(d)} needs {want}")
         ins = [d, wshape] + ([] if p.no_bias else [(p.num_filter,)])
         return ins, [(d[0], p.num_filter) + tuple(osp)], []
+
+    def refine_partial_inputs(self, in_shapes, out_shapes):
+        """Unknown (0) data dimensions from the output: the batch, and (convolution) each spatial size as
+        ``(out - 1) * stride + dilate * (kernel - 1) + 1 - 2 * pad`` (MXNet's backward shape rule)."""
+        d, out = in_shapes[0], out_shapes[0]
+        p = self.params
+        if d is None or out is None or len(d) != len(out):
+            return None
+        k, s, dl, pd = conv_params(len(p.kernel), p.kernel, p.stride or None, p.dilate or None, p.pad or None)
+        sp = list(d[2:])
+        if not self.deconv:
+            for i, (x, o) in enumerate(zip(d[2:], out[2:], strict=False)):
+                if not x and o:
+                    sp[i] = (o - 1) * s[i] + dl[i] * (k[i] - 1) + 1 - 2 * pd[i]
+        return [(d[0] or out[0], d[1]) + tuple(sp)]
 
 
 def _conv_fwd(xp, p, data, weight, bias=None, out=None):

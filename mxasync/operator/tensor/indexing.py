@@ -130,7 +130,7 @@ class _WhereProperty(FunctionalProperty):
     def infer_shape(self, in_shapes):
         c, x, y = in_shapes
         s = x if x is not None else y
-        if s is None:
+        if s is None or c is None or 0 in c or 0 in s:  # MXNet: the condition (and data) must be fully known
             return list(in_shapes), [None], []
         if x is not None and y is not None and x != y:
             raise self.error(f"x has shape {x} but y has {y}")

@@ -39,18 +39,24 @@ def _concat_shape(prop, in_shapes):
 
 
 def _concat_refine(prop, in_shapes, out_shapes):
-    """One input of unknown size along ``dim`` follows from the output and the others (MXNet's shape rule; it
-    lets gluon's fused RNN layers infer their first weight from the concatenated parameter vector)."""
+    """Unknown input dimensions from the output (MXNet's backward shape rule): every dimension but ``dim``,
+    and ``dim`` itself for the one input whose size there is unknown (it lets gluon's fused RNN layers infer
+    their first weight from the concatenated parameter vector)."""
     out = out_shapes[0]
-    d = prop.params.dim % len(out)
-    unknown = [i for i, s in enumerate(in_shapes) if s is None or 0 in s]
-    if len(unknown) != 1:
+    if out is None or any(s is not None and len(s) != len(out) for s in in_shapes):
         return None
-    shape = list(out)
-    shape[d] = out[d] - sum(s[d] for i, s in enumerate(in_shapes) if i != unknown[0])
-    refined = list(in_shapes)
-    refined[unknown[0]] = tuple(shape)
-    return refined
+    d = norm_axes(prop, prop.params.dim, len(out))[0]
+    ins = [None if s is None else tuple(o if k != d and not x else x for k, (x, o) in enumerate(zip(s, out, strict=True)))
+           for s in in_shapes]
+    unknown = [i for i, s in enumerate(ins) if s is None or not s[d]]
+    if len(unknown) == 1 and out[d]:
+        i = unknown[0]
+        rest = out[d] - sum(s[d] for j, s in enumerate(ins) if j != i)
+        if rest > 0:
+            shape = list(out if ins[i] is None else ins[i])
+            shape[d] = rest
+            ins[i] = tuple(shape)
+    return ins
 
 
 def _concat_bwd(xp, p, og, ins, outs):
@@ -113,6 +119,21 @@ class _SliceChannelProperty(FunctionalProperty):
             raise self.error(f"squeeze_axis=True needs axis {a} of size num_outputs={n}, input is {s}")
         part = s[:a] + ((s[a] // n,) if not self.params.squeeze_axis else ()) + s[a + 1:]
         return [s], [part] * n, []
+
+    def refine_partial_inputs(self, in_shapes, out_shapes):
+        """Unknown (0) input dimensions from the parts (MXNet's backward shape rule)."""
+        s = in_shapes[0]
+        known = [x for x in out_shapes if x is not None]
+        if s is None or not known or any(len(x) != len(known[0]) for x in known):
+            return None
+        o = tuple(max(dims) for dims in zip(*known, strict=True))  # every part has one shape: merge what they know
+        a = norm_axes(self, self.params.axis, len(s))[0]
+        n = self.params.num_outputs
+        whole = (tuple(o[:a]) + (n,) + tuple(o[a:]) if self.params.squeeze_axis
+                 else tuple(o[:a]) + (o[a] * n,) + tuple(o[a + 1:]))
+        if len(whole) != len(s):
+            return None
+        return [tuple(x or w for x, w in zip(s, whole, strict=True))]
 
 
 def _split_fwd(xp, p, x):
