@@ -34,7 +34,8 @@ def _concat_shape(prop, in_shapes):
         if len(s) != nd or any(a != b for k, (a, b) in enumerate(zip(s, known[0], strict=False)) if k != d):
             raise prop.error(f"arg{i} has shape {s} but arg0 has {known[0]}; they may differ only in dim={p.dim}")
     out = list(known[0])
-    out[d] = sum(s[d] for s in in_shapes)
+    # a 0 (unknown) size along dim leaves the total unknown (MXNet's partial shapes)
+    out[d] = 0 if any(s[d] == 0 for s in in_shapes) else sum(s[d] for s in in_shapes)
     return list(in_shapes), [tuple(out)], []
 
 
