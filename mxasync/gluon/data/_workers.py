@@ -18,6 +18,8 @@ import os
 import pickle
 import signal
 import threading
+import time
+import weakref
 from multiprocessing import shared_memory
 
 import numpy as np
@@ -29,6 +31,7 @@ from ...runtime.context import Context
 __all__ = ["ThreadWorkers", "ProcessWorkers", "WorkerTimeout"]
 
 _SHM_MIN_BYTES = 1 << 16  # below this a pickle copy is cheaper than a shared-memory block
+_CLOSE_GRACE = 2.0  # seconds close() waits for batches in flight (their blocks are freed as they land)
 
 
 class WorkerTimeout(MXAsyncError, TimeoutError):
@@ -46,7 +49,7 @@ def _timeout_error(timeout: float, processes: bool) -> WorkerTimeout:
 class _Pending:
     """A batch requested from a worker; ``get`` waits for it, ``abandon`` frees it whenever it arrives."""
 
-    __slots__ = ("_lock", "_done", "_value", "_error", "_abandoned", "_unpack")
+    __slots__ = ("_lock", "_done", "_value", "_error", "_abandoned", "_unpack", "__weakref__")
 
     def __init__(self, unpack=None):
         self._lock = threading.Lock()
@@ -262,6 +265,7 @@ class ProcessWorkers:
         # multiprocessing keeps one temp dir per process (the forkserver's socket lives there); put it back
         # if something removed it (test runners that clean a per-test TMPDIR do)
         os.makedirs(multiprocessing.util.get_temp_dir(), exist_ok=True)
+        self._inflight: weakref.WeakSet = weakref.WeakSet()
         ctx = multiprocessing.get_context(method)
         if method == "forkserver":
             _preload_forkserver(ctx)
@@ -277,9 +281,16 @@ class ProcessWorkers:
 
     def submit(self, samples: list, batchify_fn) -> _Pending:
         pending = _Pending(_unpack)
+        self._inflight.add(pending)
         self._pool.apply_async(_process_batch, (list(samples), batchify_fn),
                                callback=pending.set_result, error_callback=pending.set_error)
         return pending
 
     def close(self) -> None:
+        """Let the batches in flight land (briefly) so their shared memory is freed, then stop the workers."""
+        self._pool.close()
+        deadline = time.monotonic() + _CLOSE_GRACE
+        for pending in list(self._inflight):
+            if not pending._done.wait(max(0.0, deadline - time.monotonic())):
+                break
         self._pool.terminate()
