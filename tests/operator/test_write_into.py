@@ -113,3 +113,25 @@ def test_max_pool_backward_first_max_takes_the_gradient(kernel, stride):
         a, b = np.unravel_index(np.argmax(win), win.shape)  # the first maximum, row-major
         want[n, c, i * stride[0] + a, j * stride[1] + b] += og[n, c, i, j]
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("nsp", [1, 2, 3])
+def test_im2col_window_view_matches_one_copy_per_offset(nsp):
+    im2col = import_module("mxasync.operator.kernels.im2col")
+    util = import_module("mxasync.operator.kernels._util")
+    rng = np.random.default_rng(nsp)
+    for _ in range(6):
+        kernel = tuple(int(k) for k in rng.integers(1, 4, nsp))
+        stride = tuple(int(s) for s in rng.integers(1, 3, nsp))
+        dilate = tuple(int(d) for d in rng.integers(1, 3, nsp))
+        pad = tuple(int(p) for p in rng.integers(0, 2, nsp))
+        x = rng.standard_normal((2, 3) + tuple(int(s) for s in rng.integers(7, 10, nsp)))
+        got = im2col.im2col_nd(np, x, kernel, stride, dilate, pad)
+        # the reference: one slice copy per kernel offset
+        padded = util.pad_spatial(np, x, pad, pad)
+        want = np.empty_like(got)
+        osp = got.shape[2 + nsp:]
+        for offs in np.ndindex(*kernel):
+            want[(slice(None), slice(None)) + offs] = padded[(slice(None), slice(None))
+                                                             + util.window_slices(offs, dilate, stride, osp)]
+        np.testing.assert_array_equal(got, want)
