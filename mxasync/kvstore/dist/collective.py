@@ -10,10 +10,14 @@ itself.  The exchange makes three failures visible instead of hangs:
 * a worker whose input failed (its engine op was skipped) sends a FAILED header,
   so the others fail that op too instead of waiting for it.
 
-Only after every header matched does the blocking collective run (on the comm
-thread, with the GIL released by mpi4py), so it can no longer hang on a peer
-that went elsewhere.  The headers travel ahead of the data, batched: see
-:mod:`.sequencer`.
+Only after every header matched does the collective start, and it is always a
+*non-blocking* one (``Iallreduce``, ``Ibcast``, ...): the comm thread polls it
+against the deadline and keeps announcing and receiving headers meanwhile.  A
+peer that stalls *inside* the collective (its header went out, then it stopped)
+cannot be waited out: MPI offers no way to cancel a started collective, and its
+buffers may be half written, so once ``MXASYNC_KVSTORE_TIMEOUT`` passes the comm
+thread ends the job with a message naming the collective.  The headers travel
+ahead of the data, batched: see :mod:`.sequencer`.
 """
 
 from __future__ import annotations
@@ -114,19 +118,46 @@ class Collective(Task):
             self._in_place = True
             return True
 
-    def complete(self, comm: Comm, headers: dict) -> None:
+    def complete(self, comm: Comm, headers: dict) -> bool:
+        """Check the peers' headers and start the data's collective; True once it is done."""
         with self._outs_lock:
             self._began = True
         self.headers = headers
         self.peers = sorted(headers)
         self._check(comm)
         if not self.armed:
-            return  # this worker's op was skipped by the engine: nothing to compute
-        self.execute(comm)
+            return True  # this worker's op was skipped by the engine: nothing to compute
+        self._steps = self.execute(comm)
+        self._waiting = None
+        return self.advance(comm)
+
+    def advance(self, comm: Comm) -> bool:
+        """Drive the started collective without blocking; True once its data arrived."""
+        steps = self._steps
+        while True:
+            if self._waiting is not None:
+                if not comm.MPI.Request.Testall(self._waiting):
+                    return False
+                self._waiting = None
+            if steps is None:
+                break
+            try:
+                pending = next(steps)
+            except StopIteration:
+                break
+            self._waiting = pending if isinstance(pending, list) else [pending]
+        self._steps = None
         for out in self._outs:
             np.copyto(out, self.buf)
         if self.after is not None:
             self.after()
+        return True
+
+    def stalled(self) -> str:
+        """What ends the job when the collective outlives the deadline."""
+        peers = getattr(self, "peers", ())
+        who = f"worker{'s' if len(peers) > 1 else ''} {', '.join(map(str, peers))}" if peers else "the workers"
+        return f"{self.name}: no answer from {who} inside the started collective"
 
     def _check(self, comm: Comm) -> None:
         failed = [p for p in self.peers if self.headers[p][4] & _FAILED]
@@ -161,25 +192,27 @@ class Collective(Task):
         return text
 
     # ------------------------------------------------------------ data
-    def execute(self, comm: Comm) -> None:
+    def execute(self, comm: Comm):
+        """The data's collective as a generator: it starts non-blocking MPI calls and yields their
+        requests (one or a list); the comm thread resumes it once they completed."""
         MPI, group, buf = comm.MPI, comm.group, self.buf
         if self.kind == ALLREDUCE:
             send = self.send_buf
             if buf.dtype == np.float16:  # MPI has no half type: sum in float32
                 tmp = (buf if send is None else send).astype(np.float32)
-                group.Allreduce(MPI.IN_PLACE, tmp, op=MPI.SUM)
+                yield group.Iallreduce(MPI.IN_PLACE, tmp, op=MPI.SUM)
                 buf[...] = tmp
             elif self._in_place:
-                group.Allreduce(MPI.IN_PLACE, send, op=MPI.SUM)
+                yield group.Iallreduce(MPI.IN_PLACE, send, op=MPI.SUM)
                 np.copyto(buf, send)
             else:
-                group.Allreduce(MPI.IN_PLACE if send is None else send, buf, op=MPI.SUM)
+                yield group.Iallreduce(MPI.IN_PLACE if send is None else send, buf, op=MPI.SUM)
         elif self.kind == BCAST:
-            group.Bcast(buf.view(np.uint8).reshape(-1), root=self.root)
+            yield group.Ibcast(buf.view(np.uint8).reshape(-1), root=self.root)
         elif self.kind == ALLGATHER:
-            group.Allgather(buf.view(np.uint8).reshape(-1), self.recv_buf.view(np.uint8).reshape(-1))
+            yield group.Iallgather(buf.view(np.uint8).reshape(-1), self.recv_buf.view(np.uint8).reshape(-1))
         elif self.kind == BARRIER:
-            group.Barrier()
+            yield group.Ibarrier()
 
 
 def _describe(header: np.ndarray) -> str:

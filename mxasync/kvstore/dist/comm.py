@@ -63,9 +63,18 @@ class Task:
     def poll(self, comm: Comm) -> bool:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def complete(self, comm: Comm, headers: dict) -> None:  # pragma: no cover - overridden
-        """A sequenced task's work, once every peer's header (``{rank: header}``) arrived."""
+    def complete(self, comm: Comm, headers: dict) -> bool:  # pragma: no cover - overridden
+        """Start a sequenced task's work, once every peer's header (``{rank: header}``) arrived;
+        True when it is already done, False while :meth:`advance` must be polled."""
         raise NotImplementedError
+
+    def advance(self, comm: Comm) -> bool:  # pragma: no cover - overridden
+        """Poll a started sequenced task (never blocks); True once done."""
+        return True
+
+    def stalled(self) -> str:
+        """Why the job ends when a started sequenced task outlives the deadline."""
+        return f"{self.name}: no answer from {self.waiting_for()}"
 
     def waiting_for(self) -> str:
         """What a timeout message says this task was waiting for."""
@@ -197,8 +206,9 @@ class Comm:
             busy = self._progress()
             if stop and not self._seq and not self._active:
                 return
-            # poll fast while messages fly, back off while only waiting on engine ops
-            if busy:
+            # poll fast while messages fly, back off while only waiting on engine ops; a started
+            # collective moves only while MPI is polled (as MPI_Wait would spin inside MPI)
+            if busy or (self._seq and self._seq.running()):
                 wait = 0
             elif self._seq or self._active:
                 # a header from a peer wakes nothing here: poll the network often, the engine less
@@ -272,14 +282,32 @@ class Comm:
         )
         self._fail(task, exc, fatal=True)
 
-    def _complete(self, task: Task, headers: dict) -> None:
-        """Run a sequenced task whose peers' ``headers`` all arrived, and end it."""
+    def _complete(self, task: Task, headers: dict) -> bool:
+        """Start a sequenced task whose peers' ``headers`` all arrived; True once it ended."""
         try:
-            task.complete(self, headers)
+            if not task.complete(self, headers):
+                return False
         except BaseException as exc:  # noqa: BLE001
             self._fail(task, exc, fatal=getattr(exc, "fatal", True))
-            return
+            return True
         task.finish(None)
+        return True
+
+    def _advance(self, task: Task, now: float, deadline: float) -> bool:
+        """Poll a started sequenced task; True once it ended.  Past ``deadline`` the job ends:
+        MPI cannot cancel a started collective, and its buffers can no longer be trusted."""
+        try:
+            if not task.advance(self):
+                if now > deadline:
+                    self.abort(f"{task.stalled()} for {self.timeout:g} s (stalled or dead?); MPI cannot "
+                               "abandon a started collective and its arrays can no longer be trusted, so the "
+                               "job ends (MXASYNC_KVSTORE_TIMEOUT sets how long to wait)")
+                return False
+        except BaseException as exc:  # noqa: BLE001
+            self._fail(task, exc, fatal=True)
+            return True
+        task.finish(None)
+        return True
 
     def _fail(self, task: Task, exc: BaseException, fatal: bool = False) -> None:
         if not isinstance(exc, MXNetError):

@@ -32,6 +32,7 @@ host path.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import socket
@@ -47,6 +48,8 @@ from .comm import Comm, Task
 __all__ = ["on_gpu", "gpu_collective", "local_status", "agree", "GpuCollective", "NcclSetup", "NcclWatch"]
 
 _log = logging.getLogger(__name__)
+_INFO_BYTES = 1024  # one worker's status in the setup's allgather (JSON, zero-padded)
+_UID_BYTES = 128  # NCCL_UNIQUE_ID_BYTES: cupy's get_unique_id() is a tuple of 128 char values
 _NCCL_TYPES = {"int8": "NCCL_INT8", "uint8": "NCCL_UINT8", "int32": "NCCL_INT32", "uint32": "NCCL_UINT32",
                "int64": "NCCL_INT64", "uint64": "NCCL_UINT64", "float16": "NCCL_FLOAT16",
                "float32": "NCCL_FLOAT32", "float64": "NCCL_FLOAT64"}
@@ -77,10 +80,18 @@ def local_status(device_id: int) -> dict:
             raise ImportError("CuPy was built without NCCL")
         info["gpu"] = (socket.gethostname(), str(cupy.cuda.Device(device_id).pci_bus_id))
     except Exception as exc:  # noqa: BLE001 - any failure means: no NCCL here
-        info["why"] = f"{type(exc).__name__}: {exc}"
+        info["why"] = f"{type(exc).__name__}: {exc}"[:300]  # it travels in a fixed-size message
         return info
     info["ok"] = True
     return info
+
+
+def _parse_status(row: np.ndarray) -> dict:
+    """One worker's :func:`local_status` from its fixed-size JSON bytes (a truncated one means: no NCCL)."""
+    try:
+        return json.loads(row.tobytes().rstrip(b"\0").decode())
+    except ValueError:
+        return {"ok": False, "why": "its NCCL status did not fit the message", "gpu": ("?", "?")}
 
 
 def agree(infos: list[dict]) -> str:
@@ -144,8 +155,12 @@ class NcclSetup(Collective):
         super().__init__(NCCL_SETUP, key=f"__nccl_setup_{slot}__", buf=np.zeros(1, np.int64))
         self.state, self.slot, self.device_id = state, slot, device_id
 
-    def execute(self, comm: Comm) -> None:
-        infos = comm.group.allgather(local_status(self.device_id))
+    def execute(self, comm: Comm):
+        # fixed-size messages through non-blocking collectives, so a stalled peer hits the deadline
+        mine = json.dumps(local_status(self.device_id)).encode()[:_INFO_BYTES].ljust(_INFO_BYTES, b"\0")
+        gathered = np.zeros((comm.size, _INFO_BYTES), np.uint8)
+        yield comm.group.Iallgather(np.frombuffer(mine, np.uint8), gathered)
+        infos = [_parse_status(row) for row in gathered]
         why = agree(infos)
         self.state.comms[self.slot] = None
         if why:
@@ -153,8 +168,11 @@ class NcclSetup(Collective):
                          comm.rank, self.device_id, why)
             return
         cupy, nccl = _libs()
-        uid = nccl.get_unique_id() if comm.rank == 0 else None
-        uid = comm.group.bcast(uid, root=0)
+        uid = np.zeros(_UID_BYTES, np.int64)
+        if comm.rank == 0:
+            uid[:] = nccl.get_unique_id()
+        yield comm.group.Ibcast(uid, root=0)
+        uid = tuple(int(x) for x in uid)
         with cupy.cuda.Device(self.device_id):
             self.state.comms[self.slot] = nccl.NcclCommunicator(comm.size, uid, comm.rank)
         _log.info("mxasync dist_device_sync: worker %d: NCCL on gpu(%d) among %d workers",
@@ -168,7 +186,7 @@ class GpuCollective(Collective):
         super().__init__(kind, **kw)
         self.state, self.slot = state, slot
 
-    def execute(self, comm: Comm) -> None:
+    def execute(self, comm: Comm):
         cupy, nccl = _libs()
         stream = getattr(self, "stream", None)
         sync = stream is None  # no stream from the engine (no device hooks): finish before completing
@@ -176,12 +194,14 @@ class GpuCollective(Collective):
             stream = cupy.cuda.get_current_stream()
         nc = self.state.comms.get(self.slot)
         dtype = getattr(nccl, _NCCL_TYPES.get(np.dtype(self.buf.dtype).name, "-"), None)
-        with cupy.cuda.Device(self.buf.device.id):
-            launched = nc is not None and dtype is not None and self.kind in (ALLREDUCE, BCAST)
-            if launched:
+        device = cupy.cuda.Device(self.buf.device.id)
+        launched = nc is not None and dtype is not None and self.kind in (ALLREDUCE, BCAST)
+        if launched:
+            with device:
                 self._nccl(nc, nccl, dtype, stream)
-            else:  # no NCCL (every worker agreed) or a dtype NCCL lacks (the same on every worker)
-                self._staged(comm, stream)
+        else:  # no NCCL (every worker agreed) or a dtype NCCL lacks (the same on every worker)
+            yield from self._staged(comm, stream, device)
+        with device:
             if sync:
                 stream.synchronize()
                 return
@@ -197,16 +217,18 @@ class GpuCollective(Collective):
         else:
             nc.bcast(buf.data.ptr, buf.size, dtype, self.root, stream.ptr)
 
-    def _staged(self, comm: Comm, stream) -> None:
+    def _staged(self, comm: Comm, stream, device):
         """Copy to the host (waiting for the stream), run the MPI collective, copy back on the stream."""
         buf, send = self.buf, self.send_buf
-        host = (buf if send is None else send).get(stream=stream)
+        with device:
+            host = (buf if send is None else send).get(stream=stream)
         self.buf, self.send_buf = host, None
         try:
-            super().execute(comm)
+            yield from super().execute(comm)
         finally:
             self.buf, self.send_buf = buf, send
-        buf.set(host, stream=stream)
+        with device:
+            buf.set(host, stream=stream)
 
 
 def _record(stream, vars_):

@@ -45,6 +45,7 @@ class Sequencer:
         self._recvs = {p: self._post(comm, p) for p in self._peers}
         self._sends: list[tuple[object, np.ndarray]] = []
         self._head_deadline = 0.0  # when the first task in line times out (0: not yet in line)
+        self._running = False  # the first task in line started its collective
 
     def __bool__(self) -> bool:
         return bool(self.tasks)
@@ -108,6 +109,12 @@ class Sequencer:
         moved |= self._receive(comm)
         while self.tasks and self._announced:
             task = self.tasks[0]
+            if self._running:  # its collective started: poll it (never a blocking MPI call)
+                if not comm._advance(task, now, self._head_deadline):
+                    break
+                self._pop()
+                moved = True
+                continue
             if task.header is None or comm.broken is not None:
                 if task.header is not None:  # an earlier task broke the store: fail fast
                     comm._fail(task, comm.broken)
@@ -125,15 +132,23 @@ class Sequencer:
                     continue
                 break
             theirs = {p: self._got[p].pop(task.seqno) for p in self._peers}
-            comm._complete(task, theirs)
-            self._pop()
             moved = True
+            if not comm._complete(task, theirs):
+                self._running = True  # its data moves now: the deadline starts again
+                self._head_deadline = now + comm.timeout
+                break
+            self._pop()
         return moved
 
     def _pop(self) -> None:
         self.tasks.popleft()
         self._announced -= 1
         self._head_deadline = 0.0
+        self._running = False
+
+    def running(self) -> bool:
+        """True while the first task in line has its collective in flight."""
+        return self._running
 
     def waiting_on_peers(self) -> bool:
         """True when the first task in line went out and waits for the other workers' headers."""

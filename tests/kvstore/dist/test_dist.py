@@ -8,8 +8,10 @@ Skipped when mpirun or mpi4py is missing (``.ci/install-mpi.sh`` installs them).
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -102,6 +104,74 @@ def test_stalled_rank_raises_after_the_timeout():
     assert rc != 0, out
     assert "MXAsyncError" in out and "no answer from worker 1 for 3 s" in out, out
     assert elapsed < 30, elapsed  # the stalled worker sleeps 600 s: the job must not wait for it
+
+
+def stop_rank_mid_job(script: str, *args: str, rank: int = 1, delay: float = 1.0, timeout: float = JOB_TIMEOUT,
+                      env: dict | None = None) -> tuple[int, str, float]:
+    """Launch ``script``; once worker ``rank`` prints ``worker R pid P``, wait ``delay`` s and SIGSTOP it
+    from outside.  Returns (exit status, output, seconds from the stop to the job's end)."""
+    full_env = dict(os.environ, **(env or {}))
+    full_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SCRIPTS), full_env.get("PYTHONPATH")]))
+    cmd = [sys.executable, "-c", "import sys; from mxasync.cli import main; sys.exit(main())", "launch",
+           "-n", "2", "--timeout", str(timeout), script, *args]
+    proc = subprocess.Popen(cmd, cwd=SCRIPTS, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    lines: list[str] = []
+    pid: list[int] = []
+    running = threading.Event()
+
+    def read() -> None:
+        for line in proc.stdout:
+            lines.append(line)
+            if line.startswith(f"worker {rank} pid "):
+                pid.append(int(line.split()[3]))
+                running.set()
+        running.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    stopped_at = None
+    try:
+        running.wait(timeout)
+        if pid:
+            time.sleep(delay)
+            os.kill(pid[0], signal.SIGSTOP)
+            stopped_at = time.monotonic()
+        rc = proc.wait(timeout=timeout + 30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        if pid:
+            try:  # never leave a stopped rank behind, whatever happened
+                os.kill(pid[0], signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    reader.join(10)
+    after = time.monotonic() - stopped_at if stopped_at is not None else float("nan")
+    return rc, "".join(lines), after
+
+
+@needs_mpi
+def test_rank_stopped_inside_a_collective_ends_the_job():
+    """Every header matched, then worker 1 stops: worker 0 waits in a (non-blocking) collective and
+    ends the job once the timeout passes, instead of hanging in a blocking Allreduce."""
+    rc, out, _ = run_job("stall.py", "collective", timeout=45, env={"MXASYNC_KVSTORE_TIMEOUT": "3"})
+    assert rc not in (0, 124), out  # 124: the launcher's --timeout had to kill the job
+    assert "kvstore push of key 'a' (round 3): no answer from worker 1 inside the started collective " \
+        "for 3 s (stalled or dead?)" in out, out
+    assert "the job ends" in out, out
+
+
+@needs_mpi
+@pytest.mark.parametrize("rank", [1, 0])
+def test_sigstop_of_a_rank_mid_fit_ends_the_job(rank):
+    """SIGSTOP one rank of a Module.fit from outside: the other ends the job (whatever it was doing)."""
+    rc, out, after = stop_rank_mid_job("stall.py", "fit", rank=rank, delay=0.5, timeout=45,
+                                       env={"MXASYNC_KVSTORE_TIMEOUT": "3"})
+    assert f"worker {rank} pid" in out, out
+    assert rc not in (0, 124), out
+    assert f"no answer from worker {rank}" in out, out
+    assert after < 45, (after, out)  # benchmarks/kvstore_stall.py reports the real figure
 
 
 @needs_mpi

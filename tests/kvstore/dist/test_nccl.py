@@ -14,6 +14,7 @@ GPUs and skip cleanly without CuPy, a device or mpirun:
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import subprocess
@@ -98,21 +99,37 @@ class FakeGroup:
     def __init__(self, rank, other_info=None, root_uid=None):
         self.rank, self.other_info, self.root_uid, self.calls = rank, other_info, root_uid, []
 
-    def allgather(self, obj):
-        other = self.other_info if self.other_info is not None else dict(obj, gpu=("otherhost", "0"))
-        return [obj, other] if self.rank == 0 else [other, obj]
+    # the non-blocking collectives the comm thread uses; each finishes at once (FakeMPI.Request)
+    def Iallgather(self, send, recv):  # noqa: N802 - mpi4py's names
+        mine = json.loads(send.tobytes().rstrip(b"\0").decode())
+        other = self.other_info if self.other_info is not None else dict(mine, gpu=("otherhost", "0"))
+        row = json.dumps(other).encode().ljust(recv.shape[1], b"\0")
+        recv[1 - self.rank] = np.frombuffer(row, np.uint8)
+        recv[self.rank] = send
+        return "done"
 
-    def bcast(self, obj, root=0):
-        self.calls.append(("bcast", obj, root))
-        return obj if self.rank == root else self.root_uid
+    def Ibcast(self, buf, root=0):  # noqa: N802
+        self.calls.append(("bcast", tuple(int(x) for x in buf) if self.rank == root else None, root))
+        if self.rank != root:
+            buf[:] = self.root_uid
+        return "done"
 
-    def Allreduce(self, send, recv, op=None):  # noqa: N802 - mpi4py's name
+    def Iallreduce(self, send, recv, op=None):  # noqa: N802
         self.calls.append(("Allreduce",))
         recv[...] = 2 * (recv if send is FakeMPI.IN_PLACE else send)  # the other worker pushed the same
+        return "done"
 
 
 class FakeMPI:
     IN_PLACE, SUM = object(), "sum"
+    Request = SimpleNamespace(Testall=lambda reqs: all(r == "done" for r in reqs))
+
+
+def run(task, comm):
+    """Drive a collective's non-blocking steps to the end (the comm thread's job)."""
+    steps = task.execute(comm)
+    for _ in steps or ():
+        pass
 
 
 def fake_comm(rank=0, **kw):
@@ -191,7 +208,7 @@ def test_setup_sends_rank0_unique_id_over_mpi(fakes, rank):
     comm = fake_comm(rank, root_uid=tuple(range(128)))
     setup = nccl.NcclSetup(state, 0, device_id=rank)
     assert setup.kind == NCCL_SETUP and setup.buf.nbytes == 8  # the same header on every worker
-    setup.execute(comm)
+    run(setup, comm)
     made = state.comms[0]
     assert isinstance(made, FakeCommunicator) and made.args == (2, tuple(range(128)), rank)
     sent = comm.group.calls[0]
@@ -203,7 +220,7 @@ def test_setup_falls_back_with_one_log_line(fakes, caplog):
     state = nccl._State()
     comm = fake_comm(0, other_info={"ok": False, "why": "ModuleNotFoundError: cupy", "gpu": ("h", "d")})
     with caplog.at_level(logging.INFO, logger=nccl.__name__):
-        nccl.NcclSetup(state, 0, device_id=0).execute(comm)
+        run(nccl.NcclSetup(state, 0, device_id=0), comm)
     assert state.comms == {0: None} and comm.group.calls == []  # no id sent, no communicator
     lines = [r for r in caplog.records if r.name == nccl.__name__]
     assert len(lines) == 1 and lines[0].levelno == logging.WARNING
@@ -216,14 +233,14 @@ def test_allreduce_launches_on_the_op_stream_and_records_an_event(fakes):
     stream = FakeStream()
     buf, src = FakeGpuArray(np.zeros(6, np.float32)), FakeGpuArray(np.ones(6, np.float32))
     task = gpu_task(state, ALLREDUCE, buf, send=src, stream=stream)
-    task.execute(fake_comm())
+    run(task, fake_comm())
     assert comm_nc.calls == [("allReduce", src.data.ptr, buf.data.ptr, 6, 7, 100, stream.ptr)]
     assert stream.synced == 0 and buf.calls == [] and src.calls == []  # no host wait, no copies
     (read,), (written,) = task.vars
     assert written._event == (stream, ("event", stream)) and read._read_events == ((stream, ("event", stream)),)
     in_place = gpu_task(state, ALLREDUCE, buf, stream=stream)
     comm = fake_comm()
-    in_place.execute(comm)
+    run(in_place, comm)
     assert comm_nc.calls[-1][1] == comm_nc.calls[-1][2] == buf.data.ptr
     (watch,) = comm.submitted  # the comm thread watches the launched kernel
     assert isinstance(watch, nccl.NcclWatch) and watch.event == ("event", stream) and watch.armed
@@ -299,7 +316,7 @@ def test_bcast_through_nccl_from_root(fakes):
     state = nccl._State()
     comm_nc = state.comms[0] = FakeCommunicator(2, None, 1)
     stream, buf = FakeStream(), FakeGpuArray(np.zeros(3, np.float16))
-    gpu_task(state, BCAST, buf, stream=stream).execute(fake_comm(1))
+    run(gpu_task(state, BCAST, buf, stream=stream), fake_comm(1))
     assert comm_nc.calls == [("bcast", buf.data.ptr, 3, 6, 0, stream.ptr)]
 
 
@@ -316,7 +333,7 @@ def test_host_path_stages_through_mpi_on_the_stream(fakes, why):
     buf = FakeGpuArray(values)
     task = gpu_task(state, ALLREDUCE, buf, stream=stream)
     comm = fake_comm()
-    task.execute(comm)
+    run(task, comm)
     assert comm.group.calls == [("Allreduce",)]
     np.testing.assert_array_equal(buf.host, 2 * values)
     assert buf.calls == [("get", stream), ("set", stream)]
@@ -330,7 +347,7 @@ def test_without_an_engine_stream_it_finishes_before_completing(fakes):
     state = nccl._State()
     state.comms[0] = FakeCommunicator(2, None, 0)
     task = gpu_task(state, ALLREDUCE, FakeGpuArray(np.zeros(2, np.float32)), stream=None)
-    task.execute(fake_comm())
+    run(task, fake_comm())
     current = cupy.cuda.get_current_stream()
     assert state.comms[0].calls[0][-1] == current.ptr and current.synced == 1
     assert task.vars[1][0]._event is None
