@@ -568,11 +568,22 @@ class Engine(PlacementMixin, AsyncOpsMixin, WaitMixin, DeviceSyncMixin):
         if loop is not None:
             loop.call_soon_threadsafe(loop.stop)
 
-    def _after_fork_in_child(self) -> None:
-        """Give a forked child fresh threads and locks; var state carries over."""
-        pending = self._pending
+    def _after_fork_in_child(self, pending: int) -> None:
+        """A forked child starts clean: fresh locks, no pending op, threads and loop made on first
+        use.  The parent's pending ops never run here (their threads did not come along), so the
+        vars they held are freed, and those they would have written carry one error (raised once,
+        at the first wait on any of them, not by wait_for_all), since their value here is unknown."""
+        errors = [e for e in self._errors if not e.reported]
         self._init_state()
-        self._pending = pending
+        self._errors = errors
+        self._live_errors = len(errors)
+        if pending:
+            from .fork import forget_parent_work
+
+            # on the vars only: the child's wait_for_all has nothing of the parent's to report
+            if forget_parent_work(self) is not None:
+                self._live_errors += 1
+        self._refresh_slow()
 
 
 def _noop(rctx) -> None:

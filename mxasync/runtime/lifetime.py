@@ -1,4 +1,4 @@
-"""Process lifetime: drain the engine at exit (bounded) and give forked children fresh threads."""
+"""Process lifetime: drain the engine at exit (bounded); a forked child starts with a clean engine."""
 
 from __future__ import annotations
 
@@ -33,16 +33,28 @@ def _drain_at_exit() -> None:
 _fork_state: dict[str, Any] = {}
 
 
+def _fork_locks() -> list:
+    """The locks whose state a child must not inherit half-taken: the storage pools' (taken
+    first: storage code never waits for the engine's lock while holding its own)."""
+    from .storage import Storage
+
+    return [Storage._instances_lock] + [s._lock for s in Storage.all().values()]
+
+
 def _before_fork() -> None:
+    """Hold the engine's lock (and the pools') across ``fork()`` so the child copies consistent
+    var states.  Pending work is *not* waited for: the child never runs it (see
+    ``Engine._after_fork_in_child``), so a fork with minutes of queued work is as quick as any."""
     eng = Engine._instance
     if eng is None:
         return
-    pool = eng._pool
-    in_engine_thread = eng._loop.in_loop_thread() or (pool is not None and threading.get_ident() in pool.idents)
-    if not in_engine_thread:
-        eng._wait_idle(_exit_timeout())
+    locks = _fork_locks()
+    for lock in locks:
+        lock.acquire()
     eng._lock.acquire()
     _fork_state["engine"] = weakref.ref(eng)
+    _fork_state["locks"] = locks
+    _fork_state["pending"] = eng._pending
 
 
 def _after_fork_parent() -> None:
@@ -50,13 +62,27 @@ def _after_fork_parent() -> None:
     eng = ref() if ref else None
     if eng is not None:
         eng._lock.release()
+    for lock in reversed(_fork_state.pop("locks", ())):
+        lock.release()
+    _fork_state.clear()
 
 
 def _after_fork_child() -> None:
     ref = _fork_state.pop("engine", None)
     eng = ref() if ref else None
-    if eng is not None:
-        eng._after_fork_in_child()
+    locks = _fork_state.pop("locks", ())
+    pending = _fork_state.pop("pending", 0)
+    _fork_state.clear()
+    if eng is None:
+        return
+    from .storage import Storage
+
+    # this thread took them in the parent; new ones are simpler than releasing them here
+    Storage._instances_lock = threading.Lock()
+    for storage in Storage.all().values():
+        storage._lock = threading.RLock()
+    del locks
+    eng._after_fork_in_child(pending)
 
 
 if hasattr(os, "register_at_fork"):

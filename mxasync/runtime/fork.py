@@ -1,0 +1,46 @@
+"""What a forked child does with the work its parent had pending at ``fork()``.
+
+The child has none of the parent's threads, so the ops pending there (queued,
+on a worker, awaiting ``on_complete``) never finish in the child.  Rather than
+make the parent wait for them before every fork, the child forgets them: each
+var they held is freed, and each var one of them would have *written* carries
+an error saying its value is unknown in this process (the write may have run
+half, or not at all).  Vars that pending ops only read keep their value.
+
+Finding those vars takes one pass over the garbage collector's objects, made
+only when the parent had work pending at the fork.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections import deque
+
+from ..base import MXAsyncError
+from .op_block import _SIGNAL
+from .var import ErrorRecord, VarHandle
+
+__all__ = ["forget_parent_work"]
+
+FORK_MESSAGE = (
+    "a write to this array (or to one it was computed from) was pending in the parent process when it forked "
+    "(os.fork, multiprocessing's 'fork' start method); a child never runs its parent's pending ops, "
+    "so the value here is unknown. Call mx.nd.waitall() before forking, or make the array in the child"
+)
+
+
+def forget_parent_work(engine) -> ErrorRecord | None:
+    """Free every var the parent's pending ops held; returns the error put on those they wrote."""
+    record = None
+    for obj in gc.get_objects():
+        if type(obj) is not VarHandle or not (obj._writing or obj._readers or obj._queue):
+            continue
+        written = obj._writing or any(is_write and op.kind is not _SIGNAL for op, is_write in obj._queue)
+        obj._writing = False
+        obj._readers = 0
+        obj._queue = deque()
+        if written and not obj._deleted:
+            if record is None:
+                record = ErrorRecord(MXAsyncError(FORK_MESSAGE), "fork")
+            obj._err = record
+    return record
