@@ -14,17 +14,25 @@ _perf = time.perf_counter
 class AsyncOpsMixin:
     def _start_callback(self, op: _Op) -> None:
         """Start a callback op.  Ops readied by an ``on_complete`` called inside ``fn``
-        are started after ``fn`` returns, so chains of them never recurse."""
+        are started after ``fn`` returns, so chains of them never recurse.  A ``fn`` that
+        raises SystemExit or KeyboardInterrupt completes its op with that error like any
+        other; the interrupt is raised again once every op of the chain started."""
         tls = self._tls
         if tls.starting is not None:
             tls.starting.append(op)
             return
         pending = tls.starting = [op]
+        interrupt = None
         try:
             while pending:
-                self._start_one_callback(pending.pop(0))
+                try:
+                    self._start_one_callback(pending.pop(0))
+                except BaseException as exc:  # noqa: BLE001 - the op completed; the rest must start
+                    interrupt = interrupt or exc
         finally:
             tls.starting = None
+        if interrupt is not None:
+            raise interrupt
 
     def _start_one_callback(self, op: _Op) -> None:
         done = _OnComplete(self, op)
@@ -38,14 +46,16 @@ class AsyncOpsMixin:
             done.started = _perf()
         try:
             op.fn(rctx, done)
-        except Exception as exc:  # noqa: BLE001
+        except BaseException as exc:  # noqa: BLE001 - SystemExit too: the op must still complete
             if not done.called:
                 done(exc)
-            else:
+            elif isinstance(exc, Exception):
                 import warnings
 
                 warnings.warn(f"engine: op {op.display_name()!r} raised after on_complete: {exc!r}",
                               RuntimeWarning, stacklevel=1)
+            if not isinstance(exc, Exception):
+                raise
 
     async def _run_coro(self, op: _Op) -> None:
         if not (self._live_errors and self._inherit_error(op)):

@@ -421,7 +421,10 @@ class Engine(PlacementMixin, AsyncOpsMixin, WaitMixin, DeviceSyncMixin):
                 op.fn()
             else:
                 ready = ()
-                self._start_callback(op)
+                try:
+                    self._start_callback(op)
+                except BaseException as exc:  # noqa: BLE001 - SystemExit in a callback's fn: finish the chain first
+                    interrupt = interrupt or exc
             keep_heavy = in_worker
             for r in ready:
                 if r.kind is _SIGNAL or (r.kind is _SYNC and self._should_inline(r)):

@@ -3,6 +3,8 @@
 A wait is itself a tiny marker op queued on the var like any reader (or
 writer, ``for_write``), so it orders exactly like the ops it waits for.  Sync
 waits block on a lock; async waits resolve a future on the caller's own loop.
+A wait about to block inside a running op that it needs raises instead (see
+:mod:`.reentry`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Callable
 
 from ..base import MXAsyncError
 from .op_block import _NORMAL, _SIGNAL, _Op
+from .reentry import Running, needs, running_op
 from .var import VarHandle
 
 __all__ = ["WaitMixin"]
@@ -41,32 +44,68 @@ def _resolver(loop, fut):
 
 
 class WaitMixin:
-    def _guard_blocking_wait(self, what: str) -> None:
-        pool = self._pool
-        if pool is not None and threading.get_ident() in pool.idents:
-            raise MXAsyncError(
-                f"{what} called inside a running engine op would wait for itself; "
-                "push the follow-up work as another op instead"
-            )
+    def _guard_loop_thread(self, what: str) -> None:
         if self._loop.in_loop_thread():
             raise MXAsyncError(f"{what} would block the engine's event loop; use the awaitable twin")
 
-    def _enqueue_signal(self, var: VarHandle, for_write: bool, fn: Callable[[], None]) -> bool:
+    def _refuse_inside_op(self, what: str, var: VarHandle | None, marker, for_write: bool = False,
+                          idle_callback=None, sync: bool = True) -> None:
+        """Called when a wait is about to block: raise if this thread is inside a running op whose
+        completion the wait needs (a sync wait: any op, since it holds the op's thread; an awaited
+        one: only one that needs the op itself), withdrawing the wait first."""
+        running = running_op(self, 3)
+        if running is None:
+            if sync and self._pool is not None and threading.get_ident() in self._pool.idents:
+                running = Running("a worker's op", None, (), (), False)
+            else:
+                return
+        with self._lock:
+            if not sync and not running.coroutine:
+                return
+            itself = var is None or needs(running, var)
+            if not sync and not itself:
+                return  # a coroutine op may await unrelated work
+            if not self._withdraw(var, marker, for_write, idle_callback):
+                return  # it was granted meanwhile: the wait will not block
+        why = ("it would wait for itself" if var is None else
+               "it would wait for its own output or for work queued behind it" if itself else
+               "it would block the op's thread while the op holds its vars")
+        raise MXAsyncError(
+            f"{what} called inside the running engine op {running.name!r}: {why}. "
+            "Push the follow-up work as another op that reads this one's outputs, or wait after the op"
+        )
+
+    def _withdraw(self, var: VarHandle | None, marker, for_write: bool, idle_callback) -> bool:
+        """Take back a queued wait (caller holds the lock); False when it already ran or is running."""
+        if var is None:
+            try:
+                self._all_waiters.remove(idle_callback)
+            except ValueError:
+                return False
+            return True
+        try:
+            var._queue.remove((marker, for_write))
+        except ValueError:
+            return False
+        self._pending -= 1
+        return True
+
+    def _enqueue_signal(self, var: VarHandle, for_write: bool, fn: Callable[[], None]) -> _Op | None:
         """Queue ``fn`` to run once ``var``'s pending writes (and reads, ``for_write``) finish.
 
-        Returns False when there is nothing to wait for.  Caller holds the lock.
+        Returns the queued marker op, or None when there is nothing to wait for.  Caller holds the lock.
         """
         if for_write:
             if not (var._writing or var._readers or var._queue):
-                return False
+                return None
         elif not (var._writing or var._queue):
-            return False
+            return None
         op = _Op(fn, _SIGNAL, None, [] if for_write else [var], [var] if for_write else [],
                  _NORMAL, 0, "WaitForVar", True)
         op.wait = 1
         self._pending += 1
         var._queue.append((op, for_write))
-        return True
+        return op
 
     def wait_for_var(self, var: VarHandle, *, for_write: bool = False) -> None:
         """Block until every write pushed so far on ``var`` finished (and every read, ``for_write``).
@@ -74,12 +113,13 @@ class WaitMixin:
         Raises the error of a failed writer, once.
         """
         self._flush_bulk()
-        self._guard_blocking_wait("wait_for_var")
+        self._guard_loop_thread("wait_for_var")
         latch = allocate_lock()
         latch.acquire()
         with self._lock:
-            queued = self._enqueue_signal(var, for_write, latch.release)
-        if queued:
+            marker = self._enqueue_signal(var, for_write, latch.release)
+        if marker is not None:
+            self._refuse_inside_op("wait_for_var", var, marker, for_write)
             latch.acquire()
         if var._event is not None or (for_write and var._read_events):
             self._host_sync(var, for_write)
@@ -91,8 +131,9 @@ class WaitMixin:
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
         with self._lock:
-            queued = self._enqueue_signal(var, for_write, _resolver(loop, fut))
-        if queued:
+            marker = self._enqueue_signal(var, for_write, _resolver(loop, fut))
+        if marker is not None:
+            self._refuse_inside_op("wait_for_var_async", var, marker, for_write, sync=False)
             await fut
         if var._event is not None or (for_write and var._read_events):
             await asyncio.to_thread(self._host_sync, var, for_write)
@@ -117,10 +158,12 @@ class WaitMixin:
         second ``wait_for_all`` is clean (MXNet's rule).
         """
         self._flush_bulk()
-        self._guard_blocking_wait("wait_for_all")
+        self._guard_loop_thread("wait_for_all")
         latch = allocate_lock()
         latch.acquire()
-        if self._when_idle(latch.release):
+        release = latch.release
+        if self._when_idle(release):
+            self._refuse_inside_op("wait_for_all", None, None, idle_callback=release)
             latch.acquire()
         self._sync_devices()
         self._raise_first_error()
@@ -130,7 +173,9 @@ class WaitMixin:
         self._flush_bulk()
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
-        if self._when_idle(_resolver(loop, fut)):
+        wake = _resolver(loop, fut)
+        if self._when_idle(wake):
+            self._refuse_inside_op("wait_for_all_async", None, None, idle_callback=wake, sync=False)
             await fut
         if self._device_used:
             await asyncio.to_thread(self._sync_devices)
