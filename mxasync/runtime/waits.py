@@ -71,7 +71,7 @@ class WaitMixin:
                "it would wait for its own output or for work queued behind it" if itself else
                "it would block the op's thread while the op holds its vars")
         raise MXAsyncError(
-            f"{what} called inside the running engine op {running.name!r}: {why}. "
+            f"{what} called inside a running engine op ({running.name!r}): {why}. "
             "Push the follow-up work as another op that reads this one's outputs, or wait after the op"
         )
 
