@@ -2,8 +2,9 @@
 
 fit:        Module.fit for a long time; each worker prints its pid once training runs, and the
             test (or benchmarks/kvstore_stall.py) sends SIGSTOP to one of them from outside
-collective: worker 1 stops itself in its communication thread right before the data of round 3
-            moves (every header already matched: worker 0 waits inside the collective)
+collective: worker 1's communication thread (its only MPI caller) hangs right before the data of
+            round 3 moves (every header already matched: worker 0 waits inside the collective);
+            a hang rather than SIGSTOP, which something may undo (a stopped rank was seen resumed)
 
 Either way the other worker must end the job within MXASYNC_KVSTORE_TIMEOUT plus a few seconds.
 """
@@ -11,8 +12,8 @@ Either way the other worker must end the job within MXASYNC_KVSTORE_TIMEOUT plus
 from __future__ import annotations
 
 import os
-import signal
 import sys
+import time
 
 import numpy as np
 
@@ -28,8 +29,8 @@ def _stop_in_collective() -> None:
 
     def stalled(self, comm):
         if self.kind == collective.ALLREDUCE and self.round == 3:
-            print(f"worker 1: stopping itself (pid {os.getpid()})", flush=True)
-            os.kill(os.getpid(), signal.SIGSTOP)
+            print("worker 1: its communication thread hangs", flush=True)
+            time.sleep(3600)
         return execute(self, comm)
 
     collective.Collective.execute = stalled
