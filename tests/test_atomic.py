@@ -175,3 +175,12 @@ def test_forked_child_does_not_publish(tmp_path):
     assert not path.exists()
     f.commit()
     assert path.read_bytes() == b"parent"
+
+
+def test_test_utils_download_goes_through_the_writer(tmp_path):
+    src = tmp_path / "src.bin"
+    src.write_bytes(b"payload")
+    out = tmp_path / "out"
+    got = mx.test_utils.download(src.as_uri(), fname="data.bin", dirname=str(out))
+    assert open(got, "rb").read() == b"payload" and os.listdir(out) == ["data.bin"]
+    assert (out / "data.bin").stat().st_mode & 0o777 == 0o666 & ~atomic._umask()

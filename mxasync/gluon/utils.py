@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import uuid
 import warnings
 
 import numpy as np
 
 from .. import ndarray as nd
+from ..atomic import AtomicFile
 from ..ndarray.ndarray import NDArray
 from .block import HookHandle
 from .parameter import _brief_print_list
@@ -145,18 +145,18 @@ def download(url: str, path: str | None = None, overwrite: bool = False, sha1_ha
             r = _get(url, verify_ssl)
             if r.status_code != 200:
                 raise RuntimeError(f"Failed downloading url {url}")
-            tmp = f"{fname}.{uuid.uuid4()}"
-            with open(tmp, "wb") as f:
+            f = AtomicFile(fname)  # the project's one writer: whole or nothing, even under kill -9
+            try:
                 for chunk in r.iter_content(chunk_size=1024):
                     if chunk:
                         f.write(chunk)
+            except BaseException:
+                f.discard()
+                raise
             if not os.path.exists(fname) or (sha1_hash and not check_sha1(fname, sha1_hash)):
-                os.replace(tmp, fname)
+                f.commit()
             else:
-                try:
-                    os.remove(tmp)
-                except OSError:
-                    pass
+                f.discard()
                 warnings.warn(f"File {fname} exists in file system so the downloaded file is deleted", stacklevel=2)
             if sha1_hash and not check_sha1(fname, sha1_hash):
                 raise UserWarning(f"File {fname} is downloaded but the content hash does not match. The repo may be "

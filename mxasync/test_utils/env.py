@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from ..atomic import atomic_open
+
 
 def _set_environ(values: dict[str, str | None]) -> None:
     for name, value in values.items():
@@ -198,14 +200,10 @@ def download(url: str, fname: str | None = None, dirname: str | None = None, ove
         return fname
     last: Exception | None = None
     for _ in range(retries):
-        tmp = f"{fname}.part{os.getpid()}"
         try:
-            with urllib.request.urlopen(url, timeout=30) as r, open(tmp, "wb") as f:
+            with urllib.request.urlopen(url, timeout=30) as r, atomic_open(fname, "wb") as f:
                 f.write(r.read())
-            os.replace(tmp, fname)
             return fname
         except Exception as e:  # noqa: BLE001 - any failure is retried, the last one raised
             last = e
-            with contextlib.suppress(OSError):
-                os.remove(tmp)
     raise RuntimeError(f"download: {url} failed after {retries} tries: {last}") from last
