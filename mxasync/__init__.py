@@ -39,6 +39,7 @@ from . import attribute, name
 from . import initializer as init
 from . import kvstore as kv
 from . import module as mod
+from . import image as img
 from . import monitor as mon
 from . import ndarray as nd
 from . import optimizer as opt
@@ -57,5 +58,5 @@ __all__ = [
     "init", "lr_scheduler", "metric", "optimizer", "opt", "kv", "kvstore", "mod", "module", "model",
     "image", "autograd", "test_utils", "rnn", "util", "attribute", "np_shape", "is_np_shape", "set_np_shape",
     "contrib", "gluon",
-    "monitor", "mon",
+    "monitor", "mon", "img",
 ]

@@ -7,6 +7,7 @@ resizers of :mod:`mxasync.io.image`; random augmenters draw from Python's
 both reproduces MXNet's choices. See ``docs/image.md``.
 """
 
+from . import image  # noqa: E402  (MXNet's mx.image.image module)
 from ._arrays import ImageError
 from .augmenter import Augmenter, CastAug, RandomOrderAug, SequentialAug
 from .color import (
@@ -33,10 +34,11 @@ from .geometry import (
 )
 from .iterator import ImageIter
 from .resize import copyMakeBorder, imresize, resize_short
+from .rotate import imrotate, random_rotate
 
 __all__ = [
     "imread", "imdecode", "imresize", "scale_down", "copyMakeBorder", "resize_short", "fixed_crop", "random_crop",
-    "center_crop", "color_normalize", "random_size_crop",
+    "center_crop", "color_normalize", "random_size_crop", "imrotate", "random_rotate",
     "Augmenter", "SequentialAug", "RandomOrderAug", "ResizeAug", "ForceResizeAug", "RandomCropAug",
     "RandomSizedCropAug", "CenterCropAug", "BrightnessJitterAug", "ContrastJitterAug", "SaturationJitterAug",
     "HueJitterAug", "ColorJitterAug", "LightingAug", "ColorNormalizeAug", "RandomGrayAug", "HorizontalFlipAug",
