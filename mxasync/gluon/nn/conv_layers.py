@@ -89,7 +89,7 @@ class _Conv(HybridBlock):
         last = _channels_last(self._layout)
         if last:  # our kernels are channel-first: move C (and the weight's C axis) to axis 1
             n = len(kwargs["kernel"])
-            kwargs = {**kwargs, "layout": None}
+            kwargs = {k: v for k, v in kwargs.items() if k != "layout"}  # the op's default: channel-first
             x, weight = _to_first(F, x, n), _to_first(F, weight, n)
         args = (x, weight) if bias is None else (x, weight, bias)
         out = getattr(F, self._op_name)(*args, name="fwd", **kwargs)
@@ -210,7 +210,8 @@ class _Pooling(HybridBlock):
         kwargs = self._kwargs
         if _channels_last(kwargs["layout"]):
             n = len(kwargs["kernel"])
-            out = F.Pooling(_to_first(F, x, n), name="fwd", **{**kwargs, "layout": None})
+            first = {k: v for k, v in kwargs.items() if k != "layout"}
+            out = F.Pooling(_to_first(F, x, n), name="fwd", **first)
             return _to_last(F, out, n)
         return F.Pooling(x, name="fwd", **kwargs)
 
