@@ -11,7 +11,8 @@ HybridBlocks with a softmax cross-entropy loss block:
 
 ``gluon`` runs the blocks imperatively (one engine op per layer call), ``gluon_hybrid``
 hybridized (each block one cached graph on the Executor, one autograd node). Every figure
-waits for the updated weights after each step (``sync``, as train.py's ``module_sync``).
+waits for the updated weights after each step (``sync``, as train.py's ``module_sync``); the
+variants are timed interleaved and the best of ``--repeat`` rounds counts.
 All variants start from the same weights and their first updates are compared with numpy's.
 
 Usage: ``python benchmarks/gluon.py [--steps 30] [--repeat 5]``
@@ -158,16 +159,16 @@ def bench(name, data_shape, batch, steps, repeat) -> dict:
 
     diffs = {k: rel_diff(v) for k, v in first.items()}
 
-    def timed(fn) -> float:
-        runs = []
-        for _ in range(repeat):
+    # interleaved: each repeat times every variant once, so drifting load on a shared machine
+    # hits them alike; the best repeat of each counts
+    runs: dict = {k: [] for k in steps_fns}
+    for _ in range(repeat):
+        for k, fn in steps_fns.items():
             t0 = time.perf_counter()
             for _ in range(steps):
                 fn()
-            runs.append((time.perf_counter() - t0) / steps)
-        return float(min(runs))  # the least disturbed run: these machines are shared
-
-    t = {k: timed(fn) for k, fn in steps_fns.items()}
+            runs[k].append((time.perf_counter() - t0) / steps)
+    t = {k: float(min(v)) for k, v in runs.items()}
     return {"batch": batch, "images_per_s": {k: round(batch / v, 1) for k, v in t.items()},
             "step_ms": {k: round(v * 1e3, 3) for k, v in t.items()},
             "gluon_hybrid_over_module_speed": round(t["module"] / t["gluon_hybrid"], 3),

@@ -58,7 +58,15 @@ def _sum(terms: list, like: NDArray) -> NDArray:
 
 
 def _store(target: NDArray, terms: list, req) -> None:
-    """``target = sum(terms)`` (write) or ``target += sum(terms)`` (add), as one push."""
+    """``target = sum(terms)`` (write) or ``target += sum(terms)`` (add), as one push.
+
+    A term that is ``target`` itself was written in place by a graph node (a hybridized
+    block's executor bound to the gradient buffer): it goes first, and alone needs no push.
+    """
+    if any(t is target for t in terms):
+        terms = [target] + [t for t in terms if t is not target]
+        if len(terms) == 1 and req != ADD_TO:
+            return
     dst, srcs = target._data, [t._data for t in terms]
     add = req == ADD_TO
 

@@ -30,18 +30,28 @@ from ..autograd import tape as _tape
 from ..base import MXAsyncError
 from ..executor import Executor
 from ..ndarray.ndarray import NDArray, zeros
+from ..operator import OpReqType
 
 __all__ = ["CachedOp"]
+
+
+# id(gradient buffer) -> weakref to the state whose executor writes it directly (at most one may)
+_claims: dict = {}
 
 
 class _State:
     """One bound executor and what it was bound to."""
 
-    __slots__ = ("exe", "bound", "data_buf", "arg_pos", "owner")
+    __slots__ = ("exe", "bound", "data_buf", "arg_pos", "direct", "owner", "__weakref__")
 
-    def __init__(self, exe, bound, data_buf, arg_pos):
+    def __init__(self, exe, bound, data_buf, arg_pos, direct):
         self.exe, self.bound, self.data_buf, self.arg_pos = exe, bound, data_buf, arg_pos
+        self.direct = direct  # input index -> the parameter's gradient buffer the executor writes into
         self.owner = None  # weakref to the first output of the recorded call that still needs this state
+
+    def matches(self, inputs, is_data) -> bool:
+        return all(self.bound[k] is x for k, x in enumerate(inputs) if not is_data[k]) and all(
+            inputs[k]._ag is not None and inputs[k]._ag.grad is g for k, g in self.direct.items())
 
     def busy(self) -> bool:
         out = self.owner() if self.owner is not None else None
@@ -114,10 +124,10 @@ class CachedOp:
     def _state(self, key, inputs, is_data, ctx, need) -> _State:
         pool = self._states.setdefault(key, [])
         for st in pool:
-            if all(st.bound[k] is x for k, x in enumerate(inputs) if not is_data[k]):
+            if st.matches(inputs, is_data):
                 if not st.busy():
                     return st
-            else:  # a parameter's array was replaced (re-initialized, cast, reset_ctx): rebind
+            else:  # a parameter's array or gradient was replaced (re-initialized, cast, grad_req): rebind
                 pool.remove(st)
                 return self._state(key, inputs, is_data, ctx, need)
         st = self._bind(inputs, is_data, ctx, need)
@@ -132,16 +142,38 @@ class CachedOp:
             by_name[n] = x
             arg_pos.append(self._arg_index.get(n))
         args = [by_name[n] for n in self._arg_index]
-        grads, reqs = [], []
-        wants = {n for n, w in zip(self._input_names, need, strict=True) if w} if need else set()
-        for n, a in zip(self._arg_index, args, strict=True):
-            if n in wants:
-                grads.append(zeros(a.shape, ctx, a.dtype))
-                reqs.append("write")
+        grads: list = [None] * len(args)
+        reqs = ["null"] * len(args)
+        direct = {}
+        for k, x in enumerate(inputs):
+            pos = arg_pos[k]
+            if not (need and need[k]) or pos is None:
+                continue
+            reqs[pos] = "write"
+            g = _direct_grad(x) if not is_data[k] else None
+            if g is not None:  # the parameter's own buffer: no copy after backward (autograd sees it in place)
+                direct[k] = grads[pos] = g
             else:
-                grads.append(None)
-                reqs.append("null")
+                grads[pos] = zeros(x.shape, ctx, x.dtype)
         aux = [by_name[n] for n in self._aux_names]
         exe = Executor(self._sym, ctx, args, grads, reqs, aux)
         bound = [None if is_data[k] else x for k, x in enumerate(inputs)]
-        return _State(exe, bound, data_buf, arg_pos)
+        st = _State(exe, bound, data_buf, arg_pos, direct)
+        for g in direct.values():
+            _claims[id(g)] = weakref.ref(st)
+        return st
+
+
+def _direct_grad(x):
+    """``x``'s gradient buffer when an executor may write it in place: a variable with grad_req
+    'write' whose buffer no other live executor writes (two would overwrite each other)."""
+    e = x._ag
+    if e is None or e.node is not None or e.grad is None or e.req != OpReqType.WRITE_TO:
+        return None
+    for key in [k for k, ref in _claims.items() if ref() is None]:
+        del _claims[key]
+    ref = _claims.get(id(e.grad))
+    owner = ref() if ref is not None else None
+    if owner is not None and owner.direct and any(g is e.grad for g in owner.direct.values()):
+        return None
+    return e.grad

@@ -200,3 +200,49 @@ def test_dense_without_bias_in_sequential_graph_names():
     net.hybridize()
     net(mx.nd.ones((1, 3)))
     assert net._cached_graph[1].list_arguments() == ["data", "m_dense0_weight"]
+
+
+def test_shared_parameters_across_hybridized_blocks():
+    """Two hybridized blocks share weights (and one weight is also used imperatively): every
+    gradient term counts, whichever executor writes the gradient buffer in place."""
+    a = mlp(batchnorm=False)
+    a.initialize(mx.init.Xavier())
+    b = gluon.nn.HybridSequential(prefix=a.prefix, params=a.collect_params())
+    with b.name_scope():
+        b.add(Dense(6, activation="relu"), Dense(3))
+    x = mx.nd.random.uniform(shape=(2, 5))
+    a(x)  # deferred initialization
+    grads = []
+    for hybrid in (False, True):
+        a.hybridize(hybrid)
+        b.hybridize(hybrid)
+        with autograd.record():
+            w = a[0].weight.data()
+            loss = (a(x) * b(x * 2)).sum() + (w * w).sum()
+        loss.backward()
+        grads.append({n: p.grad().asnumpy().copy() for n, p in a.collect_params().items()})
+    assert set(grads[0]) == set(b.collect_params().keys())
+    for n in grads[0]:
+        np.testing.assert_allclose(grads[1][n], grads[0][n], rtol=1e-5, atol=1e-6, err_msg=n)
+
+
+def test_grad_req_add_accumulates_through_the_graph():
+    net = mlp(batchnorm=False)
+    net.initialize()
+    net.collect_params().setattr("grad_req", "add")
+    x = mx.nd.ones((2, 5))
+    net(x)
+    out = []
+    for hybrid in (False, True):
+        net.hybridize(hybrid)
+        net.collect_params().zero_grad()
+        for _ in range(2):
+            with autograd.record():
+                loss = net(x).sum()
+            loss.backward()
+        out.append(net[0].weight.grad().asnumpy().copy())
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-5, atol=1e-6)
+    with autograd.record():
+        loss = net(x).sum()
+    loss.backward()
+    np.testing.assert_allclose(net[0].weight.grad().asnumpy(), out[0] * 1.5, rtol=1e-5, atol=1e-6)
