@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated
 
 import numpy as np
@@ -90,13 +91,18 @@ class NormalizeParam(OpParam):
                         description="the per-channel standard deviations divided by (one value: every channel)")
 
 
-def _per_channel(xp, values, nchan, ndim, dtype, prop_name):
-    vals = list(values)
-    if len(vals) == 1:
-        vals = vals * nchan
-    if len(vals) < nchan:
-        raise ValueError(f"{prop_name}: {len(values)} values for {nchan} channels")
-    return xp.asarray(vals[:nchan], dtype=dtype).reshape((nchan,) + (1,) * 2)
+@functools.lru_cache(maxsize=64)
+def _channel_column(values: tuple, nchan: int, dtype: str) -> np.ndarray:
+    """``values`` as a (C, 1, 1) host array (one value repeated over every channel), built once per setting."""
+    vals = list(values) * nchan if len(values) == 1 else list(values)[:nchan]
+    out = np.asarray(vals, dtype=dtype).reshape(nchan, 1, 1)
+    out.setflags(write=False)
+    return out
+
+
+def _per_channel(xp, values, nchan, dtype):
+    col = _channel_column(tuple(values), nchan, np.dtype(dtype).str)
+    return col if xp is np else xp.asarray(col)
 
 
 def _normalize_shape(prop, in_shapes):
@@ -116,14 +122,12 @@ def _normalize_shape(prop, in_shapes):
 
 def _normalize(xp, p, x):
     c = x.shape[-3]
-    mean = _per_channel(xp, p.mean, c, x.ndim, x.dtype, "normalize mean")
-    std = _per_channel(xp, p.std, c, x.ndim, x.dtype, "normalize std")
-    return (x - mean) / std
+    return (x - _per_channel(xp, p.mean, c, x.dtype)) / _per_channel(xp, p.std, c, x.dtype)
 
 
 def _normalize_bwd(xp, p, og, ins, outs):
     g = og[0]
-    return [g / _per_channel(xp, p.std, g.shape[-3], g.ndim, g.dtype, "normalize std")]
+    return [g / _per_channel(xp, p.std, g.shape[-3], g.dtype)]
 
 
 defop("_image_normalize", param=NormalizeParam, fwd=_normalize, bwd=_normalize_bwd, deps="og",
