@@ -17,6 +17,7 @@ ________________________________________________________________________________
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import Any
 
@@ -105,20 +106,38 @@ def _node_of(g: IndexedGraph, eid: int) -> int:
     return lo
 
 
+_DIMS = re.compile(r"\s*[\(\[]?\s*(-?\d+\s*(,\s*-?\d+\s*)*,?)?\s*[\)\]]?\s*")
+
+
+def _dims(value) -> str:
+    """``"(3, 3)"`` (a symbol file's string) or ``(3, 3)`` -> ``"3x3"``, parsed without ``eval``;
+    anything else is shown as it is.
+
+    >>> _dims("(3, 3)"), _dims((2, 2)), _dims("[5]"), _dims("__import__('os')")
+    ('3x3', '2x2', '5', "__import__('os')")
+    """
+    if isinstance(value, (tuple, list)):
+        return "x".join(str(v) for v in value)
+    text = str(value)
+    if len(text) > 200 or not _DIMS.fullmatch(text):
+        return text
+    return "x".join(re.findall(r"-?\d+", text))
+
+
 def _label(node) -> tuple[str, str]:
     """Text and fill colour of an op box."""
     p = node.attrs
     op = node.op.name
     if op in ("Convolution", "Deconvolution"):
-        kernel = "x".join(str(k) for k in eval(p.get("kernel", "()")))  # noqa: S307 - "(3, 3)" strings
-        stride = "x".join(str(k) for k in eval(p.get("stride", "(1, 1)")))  # noqa: S307
+        kernel = _dims(p.get("kernel", "()"))
+        stride = _dims(p.get("stride", "(1, 1)"))
         return f"{op}\n{kernel}/{stride}, {p.get('num_filter', '')}", "#fb8072"
     if op == "FullyConnected":
         return f"FullyConnected\n{p.get('num_hidden', '')}", "#fb8072"
     if op in ("Activation", "LeakyReLU"):
         return f"{op}\n{p.get('act_type', '')}", "#ffffb3"
     if op == "Pooling":
-        kernel = "x".join(str(k) for k in eval(p.get("kernel", "()")))  # noqa: S307
+        kernel = _dims(p.get("kernel", "()"))
         return f"Pooling\n{p.get('pool_type', 'max')}, {kernel}", "#80b1d3"
     if op in ("BatchNorm", "Dropout", "LRN"):
         return op, "#bebada"

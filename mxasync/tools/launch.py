@@ -5,6 +5,7 @@ MXNet's ``tools/launch.py`` role::
     mxasync launch -n 2 train.py --epochs 3                 # two workers on this machine
     mxasync launch -n 4 --num-servers 2 train_async.py      # dist_async: 4 workers, 2 servers
     mxasync launch -n 16 --hostfile hosts train.py          # a cluster (Open MPI hostfile)
+    mxasync launch -n 16 --hostfile hosts --interface eth1 train.py   # MPI traffic on eth1 only
 
 Workers run ``python script.py args``; servers run ``python -m
 mxasync.kvstore.dist.server``; both share one MPI world (an MPMD job).  The
@@ -36,6 +37,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-H", "--hostfile", help="hostfile for mpirun (one host per line, 'host slots=N')")
     p.add_argument("--timeout", type=float, default=None, help="kill the job after this many seconds")
     p.add_argument("--mpirun", default=os.environ.get("MXASYNC_MPIRUN", "mpirun"), help="the mpirun to use")
+    p.add_argument("--interface", metavar="IFACE",
+                   help="carry MPI's TCP traffic (data and control) on this network interface or subnet only, "
+                        "e.g. eth1 or 10.0.0.0/24 (Open MPI's btl_tcp_if_include and oob_tcp_if_include; "
+                        "MPICH's -iface)")
     p.add_argument("--mpi-arg", action="append", default=[], metavar="ARG",
                    help="extra argument for mpirun (repeatable), e.g. --mpi-arg=--mca=btl=self,vader")
     p.add_argument("-x", "--env", action="append", default=[], metavar="VAR",
@@ -62,6 +67,9 @@ def build_command(opts: argparse.Namespace, open_mpi: bool = True, env: dict | N
     >>> cmd = build_command(opts, env={"PATH": "/bin"})
     >>> " ".join(cmd[cmd.index("-n"):]).replace(opts.python, "python")
     '-n 2 python train.py --lr 0.1 : -n 1 python -m mxasync.kvstore.dist.server'
+    >>> cmd = build_command(_parser().parse_args(["-n", "2", "--interface", "eth1", "t.py"]), env={})
+    >>> " ".join(cmd[cmd.index("--mca"):cmd.index("-n")])
+    '--mca btl_tcp_if_include eth1 --mca oob_tcp_if_include eth1'
     """
     env = os.environ if env is None else env
     total = opts.num_workers + opts.num_servers
@@ -75,6 +83,11 @@ def build_command(opts: argparse.Namespace, open_mpi: bool = True, env: dict | N
         cmd += ["--bind-to", "none"]
     if opts.hostfile:
         cmd += ["--hostfile", opts.hostfile]
+    if opts.interface:
+        if open_mpi:  # the data path (TCP BTL) and the runtime's own control channel (OOB)
+            cmd += ["--mca", "btl_tcp_if_include", opts.interface, "--mca", "oob_tcp_if_include", opts.interface]
+        else:
+            cmd += ["-iface", opts.interface]
     if open_mpi:
         names = [k for k in env if k in _EXPORT_NAMES or k.startswith(_EXPORT_PREFIXES)] + list(opts.env)
         for name in dict.fromkeys(names):

@@ -60,7 +60,7 @@ class KVStoreDistAsync(DistWorkerStore):
         servers = self._comm.server_ranks
         self._parts[key] = [(servers[s], start, stop) for s, start, stop in shards(kid, stored.size, len(servers))]
         if self.rank == 0:
-            self._request(INIT, key, stored, (key, np.dtype(stored.dtype).str), reads=True)
+            self._request(INIT, key, stored, reads=True, dtype=np.dtype(stored.dtype).str)
 
     def _push_key(self, key: Key, values: Sequence[NDArray], priority: int) -> None:
         stored = self._store[key]
@@ -74,7 +74,7 @@ class KVStoreDistAsync(DistWorkerStore):
             if merged is None:
                 merged = self._merged[key] = empty(stored.shape, stored.context, stored.dtype)
             self._reduce(key, values, merged, priority)
-        self._request(PUSH, key, merged, None, reads=True, order=stored, priority=priority)
+        self._request(PUSH, key, merged, reads=True, order=stored, priority=priority)
 
     def _pull_key(self, key: Key, outs: Sequence[NDArray], priority: int) -> None:
         stored = self._store[key]
@@ -83,13 +83,13 @@ class KVStoreDistAsync(DistWorkerStore):
                 raise MXNetError(f"kvstore.pull: key {key!r} holds shape {stored.shape}, out has shape {o.shape}")
         if len(outs) == 1 and _sendable(outs[0], stored) and outs[0]._chunk is not stored._chunk:
             # one host out: the servers' answer lands in it directly (still after this worker's pushes)
-            self._request(PULL, key, outs[0], None, reads=False, order=stored, priority=priority)
+            self._request(PULL, key, outs[0], reads=False, order=stored, priority=priority)
             return
-        self._request(PULL, key, stored, None, reads=False, priority=priority)
+        self._request(PULL, key, stored, reads=False, priority=priority)
         super()._pull_key(key, outs, priority)
 
-    def _request(self, op: int, key: Key, arr: NDArray, meta, reads: bool, order: NDArray | None = None,
-                 priority: int = 0) -> None:
+    def _request(self, op: int, key: Key, arr: NDArray, reads: bool, order: NDArray | None = None,
+                 priority: int = 0, dtype: str = "") -> None:
         """Push one engine op that sends ``arr`` to (or, for PULL, fills it from) the key's servers.
 
         ``order`` is the key's stored array: writing its var orders this push
@@ -98,7 +98,7 @@ class KVStoreDistAsync(DistWorkerStore):
         flat = arr._data.reshape(-1)
         parts = [(server, i, flat[a:b] if reads else None, None if reads else flat[a:b])
                  for i, (server, a, b) in enumerate(self._parts[key])]
-        task = Request(op, key_id(key), parts, meta, repr(key))
+        task = Request(op, key_id(key), parts, repr(key), key=key, dtype=dtype)
         comm = self._comm
         engine = Engine.get()
         task.done_var = engine.new_variable(name=task.name)
@@ -120,12 +120,12 @@ class KVStoreDistAsync(DistWorkerStore):
 
         if self.rank == 0:
             try:
-                pickle.dumps(optimizer)
+                blob = pickle.dumps(optimizer)
             except Exception as exc:  # noqa: BLE001
                 raise MXNetError(f"kvstore.set_optimizer: dist_async ships the optimizer to the servers, "
                                  f"so it must pickle: {exc}") from exc
             servers = self._comm.server_ranks
-            self._comm.run(Request(SETOPT, 0, [(s, 0, None, None) for s in servers], optimizer, "optimizer"))
+            self._comm.run(Request(SETOPT, 0, [(s, 0, None, None) for s in servers], "optimizer", blob=blob))
         self._optimizer = optimizer
         self.barrier()
 

@@ -1,8 +1,12 @@
 """Requests from a worker to the server ranks, and how keys are spread over servers.
 
-A request is a header (op, key id, part, payload size, reply tag, meta size),
-then optional pickled metadata, then the payload; the server answers on the
-reply tag with the pulled data or an 8-byte status.  Requests are not
+A request is a fixed binary header (:data:`HEADER`: op, part, key id, payload
+size, reply tag, extra bytes, the key and dtype of an ``init``), then optional
+extra bytes, then the payload; the server answers on the reply tag with the
+pulled data or an 8-byte status.  Nothing a server receives is unpickled except
+the optimizer, which worker 0 sends once per ``set_optimizer`` (the server
+accepts it from worker 0 only): a server parses every other request with
+``struct`` and checks it before it allocates or replies.  Requests are not
 sequenced: they start as soon as their engine op runs, and the comm thread
 drives many at once.
 
@@ -14,19 +18,87 @@ per server, so every server carries a share of the big layers.
 from __future__ import annotations
 
 import os
-import pickle
+import struct
+from typing import NamedTuple
 
 import numpy as np
 
 from ...base import MXNetError
 from .comm import Comm, Task
 
-__all__ = ["INIT", "PUSH", "PULL", "SETOPT", "STOP", "TAG_REQ", "TAG_META", "TAG_DATA", "Request", "shards"]
+__all__ = ["INIT", "PUSH", "PULL", "SETOPT", "STOP", "TAG_REQ", "TAG_META", "TAG_DATA", "HEADER", "Header",
+           "ProtocolError", "encode_header", "decode_header", "Request", "shards"]
 
 INIT, PUSH, PULL, SETOPT, STOP = 1, 2, 3, 4, 5
 OP_NAMES = {INIT: "init", PUSH: "push", PULL: "pull", SETOPT: "set_optimizer", STOP: "stop"}
 TAG_REQ, TAG_META, TAG_DATA = 21, 22, 23
-HEADER_FIELDS = 6  # op, key id, part, nbytes, reply tag, meta bytes
+# op, part, key id, payload bytes, reply tag, extra bytes, key kind (0 int, 1 str: its UTF-8 is the
+# extra bytes), int key, dtype (numpy's string form, e.g. b"<f4")
+HEADER = struct.Struct("<iiqqiiiq8s")
+TAG_FIRST, TAG_LAST = 1000, 31000  # reply tags (Comm.new_tag)
+MAX_KEY_BYTES = 4096
+MAX_OPTIMIZER_BYTES = 1 << 28
+
+
+class ProtocolError(ValueError):
+    """A request that this protocol never produces (a different version, a bug, or a stranger)."""
+
+
+class Header(NamedTuple):
+    op: int
+    part: int
+    kid: int
+    nbytes: int
+    tag: int
+    meta_len: int
+    key_kind: int
+    key_int: int
+    dtype: str
+
+
+def encode_header(op: int, kid: int, part: int, nbytes: int, tag: int, meta_len: int = 0, key=None,
+                  dtype: str = "") -> bytes:
+    """The bytes of one request's header.
+
+    >>> decode_header(encode_header(INIT, 7, 0, 16, 1001, 1, key="w", dtype="<f4")).dtype
+    '<f4'
+    """
+    kind, key_int = (1, 0) if isinstance(key, str) else (0, int(key or 0))
+    return HEADER.pack(op, part, kid, nbytes, tag, meta_len, kind, key_int, dtype.encode("ascii"))
+
+
+def decode_header(raw: bytes) -> Header:
+    """Parse and check a request header; raises :class:`ProtocolError` naming what is wrong.
+
+    >>> decode_header(b"x" * 3)
+    Traceback (most recent call last):
+    ...
+    mxasync.kvstore.dist.rpc.ProtocolError: a request header has 52 bytes, got 3
+    """
+    if len(raw) != HEADER.size:
+        raise ProtocolError(f"a request header has {HEADER.size} bytes, got {len(raw)}")
+    op, part, kid, nbytes, tag, meta_len, kind, key_int, dtype = HEADER.unpack(raw)
+    if op not in OP_NAMES:
+        raise ProtocolError(f"unknown request op {op}")
+    name = OP_NAMES[op]
+    if part < 0 or kid < 0 or nbytes < 0 or meta_len < 0:
+        raise ProtocolError(f"{name}: negative field (part {part}, key id {kid}, {nbytes} bytes, {meta_len} extra)")
+    if op != STOP and not TAG_FIRST <= tag <= TAG_LAST:
+        raise ProtocolError(f"{name}: reply tag {tag} outside {TAG_FIRST}..{TAG_LAST}")
+    if kind not in (0, 1):
+        raise ProtocolError(f"{name}: unknown key kind {kind}")
+    limit = MAX_OPTIMIZER_BYTES if op == SETOPT else MAX_KEY_BYTES if op == INIT and kind == 1 else 0
+    if meta_len > limit:
+        raise ProtocolError(f"{name}: {meta_len} extra bytes (at most {limit})")
+    text = dtype.rstrip(b"\0").decode("ascii", "replace")
+    if op == INIT:
+        try:
+            dt = np.dtype(text)
+        except TypeError:
+            raise ProtocolError(f"init: bad dtype {text!r}") from None
+        if dt.kind not in "fiub" or dt.itemsize > 16 or nbytes % dt.itemsize:
+            raise ProtocolError(f"init: dtype {text!r} is not a plain numeric type of {nbytes} bytes")
+    return Header(op, part, kid, nbytes, tag, meta_len, kind, key_int, text)
 
 
 def bigarray_bound() -> int:
@@ -54,12 +126,15 @@ class Request(Task):
     or None)``; a PULL writes the answer into the reply views.
     """
 
-    def __init__(self, op: int, kid: int, parts: list, meta: object = None, label: str = "") -> None:
+    def __init__(self, op: int, kid: int, parts: list, label: str = "", key=None, dtype: str = "",
+                 blob: bytes = b"") -> None:
         super().__init__()
         self.op = op
         self.kid = kid
         self.parts = parts
-        self.meta = pickle.dumps(meta) if meta is not None else b""
+        self.key, self.dtype = key, dtype
+        # extra bytes: an init's str key (UTF-8), or the pickled optimizer of set_optimizer
+        self.meta = key.encode() if op == INIT and isinstance(key, str) else blob
         self.name = f"kvstore {OP_NAMES[op]}{' of key ' + label if label else ''}"
 
     def start(self, comm: Comm) -> None:
@@ -76,7 +151,8 @@ class Request(Task):
                 status = self.status[server] = np.zeros(1, np.int64)
                 reqs.append(world.Irecv(status, source=server, tag=tag))
             nbytes = payload.nbytes if payload is not None else 0
-            header = np.array([self.op, self.kid, part, nbytes, tag, len(self.meta)], np.int64)
+            header = np.frombuffer(encode_header(self.op, self.kid, part, nbytes, tag, len(self.meta),
+                                                 self.key if self.op == INIT else None, self.dtype), np.uint8)
             reqs.append(world.Isend(header, dest=server, tag=TAG_REQ))
             if meta is not None:
                 reqs.append(world.Isend(meta, dest=server, tag=TAG_META))

@@ -24,7 +24,22 @@ import numpy as np
 from ...base import MXNetError
 from .comm import Comm, Task, get_comm
 from .mpi import SERVER
-from .rpc import INIT, PULL, PUSH, SETOPT, STOP, TAG_DATA, TAG_META, TAG_REQ, Request
+from .rpc import (
+    HEADER,
+    INIT,
+    OP_NAMES,
+    PULL,
+    PUSH,
+    SETOPT,
+    STOP,
+    TAG_DATA,
+    TAG_META,
+    TAG_REQ,
+    Header,
+    ProtocolError,
+    Request,
+    decode_header,
+)
 
 __all__ = ["ServerLoop", "main", "stop_servers"]
 
@@ -60,10 +75,17 @@ class ServerLoop(Task):
         for _ in range(64):  # answer a burst, then let the thread breathe
             if not world.Iprobe(source=comm.MPI.ANY_SOURCE, tag=TAG_REQ, status=self.status):
                 break
-            header = np.empty(6, np.int64)
             source = self.status.Get_source()
-            world.Recv(header, source=source, tag=TAG_REQ)
-            self._handle(comm, source, *(int(x) for x in header))
+            size = self.status.Get_count(comm.MPI.BYTE)
+            if source not in comm.worker_ranks or size != HEADER.size:
+                _refuse(comm, source, f"a {size}-byte request header (this protocol's have {HEADER.size})")
+            raw = np.empty(HEADER.size, np.uint8)
+            world.Recv(raw, source=source, tag=TAG_REQ)
+            try:
+                header = decode_header(raw.tobytes())
+            except ProtocolError as exc:
+                _refuse(comm, source, str(exc))
+            self._handle(comm, source, header)
             self.moved = True  # more may be on the way: the comm thread polls again at once
         self.replies = [(req, buf) for req, buf in self.replies if not req.Test()]
         if len(self.stopped) == comm.num_workers and not self.replies:
@@ -71,17 +93,27 @@ class ServerLoop(Task):
             return True
         return False
 
-    def _handle(self, comm: Comm, source: int, op: int, kid: int, part: int, nbytes: int, tag: int,
-                meta_len: int) -> None:
+    def _handle(self, comm: Comm, source: int, h: Header) -> None:
         world = comm.world
+        op, kid, part, nbytes, tag = h.op, h.kid, h.part, h.nbytes, h.tag
         meta = None
-        if meta_len:
-            raw = np.empty(meta_len, np.uint8)
+        if h.meta_len:
+            raw = np.empty(h.meta_len, np.uint8)
             world.Recv(raw, source=source, tag=TAG_META)
-            meta = pickle.loads(raw.tobytes())
+            meta = raw.tobytes()
         if op == STOP:
             self.stopped.add(source)
             return
+        if op == SETOPT:
+            if source != comm.worker_ranks[0]:
+                _refuse(comm, source, "set_optimizer from a worker other than worker 0")
+        elif op == INIT:
+            meta = ((meta or b"").decode("utf-8", "replace") if h.key_kind == 1 else h.key_int, h.dtype)
+        elif (kid, part) not in self.store:
+            _refuse(comm, source, f"{OP_NAMES[op]} of key id {kid} part {part}, which no worker initialised here")
+        elif op == PUSH and nbytes > self.grads[(kid, part)]._data.nbytes:
+            _refuse(comm, source, f"a push of {nbytes} bytes to key id {kid} part {part}, which holds "
+                    f"{self.grads[(kid, part)]._data.nbytes}")
         if op == PULL:
             value = self.store[(kid, part)]
             value.wait_to_read()
@@ -120,7 +152,8 @@ class ServerLoop(Task):
         if op == SETOPT:
             from ...optimizer import get_updater
 
-            self.updater = get_updater(meta)
+            # the one pickled message, from worker 0 only (see the trust model in docs/distributed.md)
+            self.updater = get_updater(pickle.loads(meta)) if meta else None
             return
         sending = self.sending.pop((kid, part), None)
         if sending:  # pulls still reading the stored value: let them finish before it changes
@@ -144,6 +177,12 @@ class ServerLoop(Task):
         req = world.Isend(buf, dest=dest, tag=tag)
         self.replies.append((req, buf))
         return req
+
+
+def _refuse(comm: Comm, source: int, what: str) -> None:
+    """A request this protocol never sends: the job ends (its ranks no longer agree on the protocol)."""
+    comm.abort(f"kvstore server: malformed request from rank {source}: {what}; the job ends "
+               "(a distributed job must run on a trusted network: docs/distributed.md)")
 
 
 def stop_servers(comm: Comm) -> None:
