@@ -31,6 +31,8 @@ __all__ = ["Comm", "Task", "get_comm"]
 
 _WAKE = object()
 _STOP = object()
+_SPIN_SECONDS = 0.002  # a running collective is polled without a pause this long
+_RUNNING_POLL_SECONDS = 5e-5
 
 
 class Task:
@@ -206,10 +208,14 @@ class Comm:
             busy = self._progress()
             if stop and not self._seq and not self._active:
                 return
-            # poll fast while messages fly, back off while only waiting on engine ops; a started
-            # collective moves only while MPI is polled (as MPI_Wait would spin inside MPI)
-            if busy or (self._seq and self._seq.running()):
+            # poll fast while messages fly, back off while only waiting on engine ops.  A started
+            # collective moves only while MPI is polled: spin for its first moments (most end
+            # there), then poll every ~50 us, sleeping in between so compute threads get the GIL
+            running = self._seq.running_for() if self._seq else None
+            if busy or (running is not None and running < _SPIN_SECONDS):
                 wait = 0
+            elif running is not None:
+                wait = _RUNNING_POLL_SECONDS
             elif self._seq or self._active:
                 # a header from a peer wakes nothing here: poll the network often, the engine less
                 on_network = self._seq.waiting_on_peers() or any(t.started for t in self._active)

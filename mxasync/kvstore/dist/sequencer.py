@@ -18,6 +18,7 @@ while it runs: no round trip per key is left on the critical path.
 from __future__ import annotations
 
 import collections
+import time
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -46,6 +47,7 @@ class Sequencer:
         self._sends: list[tuple[object, np.ndarray]] = []
         self._head_deadline = 0.0  # when the first task in line times out (0: not yet in line)
         self._running = False  # the first task in line started its collective
+        self._running_since = 0.0
 
     def __bool__(self) -> bool:
         return bool(self.tasks)
@@ -135,6 +137,7 @@ class Sequencer:
             moved = True
             if not comm._complete(task, theirs):
                 self._running = True  # its data moves now: the deadline starts again
+                self._running_since = now
                 self._head_deadline = now + comm.timeout
                 break
             self._pop()
@@ -149,6 +152,12 @@ class Sequencer:
     def running(self) -> bool:
         """True while the first task in line has its collective in flight."""
         return self._running
+
+    def running_for(self) -> float | None:
+        """Seconds the first task's collective has been in flight (None: none is)."""
+        if not self._running:
+            return None
+        return time.monotonic() - self._running_since
 
     def waiting_on_peers(self) -> bool:
         """True when the first task in line went out and waits for the other workers' headers."""
