@@ -1,6 +1,7 @@
 """Operators: the public face of the op library (``mx.operator``).
 
-What is public here: the base classes for writing an op (:class:`OperatorProperty`
+What is public here: MXNet's Python operators (:class:`CustomOp`, :class:`CustomOpProp`,
+:func:`register`, run by ``mx.nd.Custom`` / ``mx.sym.Custom``), the base classes for writing an op (:class:`OperatorProperty`
 says what it is, :class:`Operator` computes it, :class:`OpParam` its parameters),
 :func:`register_op`, and the registry's look-ups :func:`get_op` / :func:`list_ops`.
 
@@ -15,11 +16,12 @@ Importing this package registers every op.
 
 from . import library as _library  # noqa: F401  (registers the ops)
 from .base import OpContext, Operator, OperatorProperty, OpReqType, assign
+from .custom import CustomOp, CustomOpProp, get_all_registered_operators, register
 from .params import OpParam
 from .registry import get_op, list_ops, register_op
 
-__all__ = ["Operator", "OperatorProperty", "OpParam", "OpContext", "OpReqType", "assign",
-           "register_op", "get_op", "list_ops"]
+__all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators", "Operator", "OperatorProperty",
+           "OpParam", "OpContext", "OpReqType", "assign", "register_op", "get_op", "list_ops"]
 
 
 def __dir__():

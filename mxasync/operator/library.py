@@ -1,3 +1,3 @@
 """Imports every op family so that they register (one package per family, as MXNet's source tree)."""
 
-from . import contrib, image, linalg, loss, nn, optimizer, random, simple_op, tensor  # noqa: F401
+from . import contrib, custom, image, linalg, loss, nn, optimizer, random, simple_op, tensor  # noqa: F401
