@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
-from pydantic import ConfigDict, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from ..base import MXAsyncError
 from .base import Operator, OperatorProperty
@@ -124,7 +124,7 @@ class CustomParam(OpParam):
     """``op_type`` and whatever else the Python operator takes (kept as strings, as MXNet passes them)."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
-    op_type: str
+    op_type: str = Field(description="The name the Python operator was registered under (mx.operator.register).")
 
     @model_validator(mode="before")
     @classmethod

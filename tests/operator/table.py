@@ -1,5 +1,6 @@
 """The op table: one list of rows from every family file."""
 
+from table_custom import CASES as _CUSTOM
 from table_elemwise import CASES as _ELEMWISE
 from table_extra import CASES as _EXTRA
 from table_image import CASES as _IMAGE
@@ -11,4 +12,5 @@ from table_optimizer import CASES as _OPTIMIZER
 from table_sequence_contrib import CASES as _SEQ_CONTRIB
 from table_shape import CASES as _SHAPE
 
-CASES = [*_ELEMWISE, *_SHAPE, *_NN, *_EXTRA, *_MORE, *_LINALG, *_LAYER_NORM, *_SEQ_CONTRIB, *_IMAGE, *_OPTIMIZER]
+CASES = [*_ELEMWISE, *_SHAPE, *_NN, *_EXTRA, *_MORE, *_LINALG, *_LAYER_NORM, *_SEQ_CONTRIB, *_IMAGE, *_OPTIMIZER,
+         *_CUSTOM]
