@@ -92,6 +92,20 @@ class Symbol(ArithMixin):
         return Symbol([(n, i, n.version if n.is_variable else 0)
                        for n in self._nodes() for i in range(n.num_visible())])
 
+    def _gen_atomic_symbol(self) -> Symbol:
+        """The head node's op with its attributes and no inputs (MXNet's atomic symbol)."""
+        node = self._heads[0][0]
+        if node.is_variable:
+            raise MXAsyncError(f"_gen_atomic_symbol: {node.name!r} is a variable, not an operator")
+        atom = Node(node.op, node.name, node.attrs)
+        return Symbol([(atom, i, 0) for i in range(atom.num_visible())])
+
+    def eval(self, ctx=None, **kwargs) -> list:
+        """Bind the arrays given by name and run forward once: the outputs (MXNet's ``Symbol.eval``)."""
+        from ..runtime.context import current_context
+
+        return self.bind(ctx or current_context(), args=kwargs).forward()
+
     def get_children(self) -> Symbol | None:
         """The inputs of this symbol's head node, as a group (None for a variable)."""
         node = self._heads[0][0]

@@ -65,3 +65,13 @@ def test_symbol_has_no_truth_value_and_numpy_ints_are_params():
     t = mx.sym.transpose(mx.sym.Variable("a"), axes=(np.int64(2), np.int64(0), np.int64(1)))
     assert t.list_attr() == {"axes": "(2, 0, 1)"}
     assert t.infer_shape(a=(2, 3, 4))[1] == [(4, 2, 3)]
+
+
+def test_eval_and_atomic_symbol():
+    import numpy as np
+
+    out = (mx.sym.Variable("a") * 2).eval(ctx=mx.cpu(), a=mx.nd.array([1.0, 3.0]))
+    assert len(out) == 1 and np.allclose(out[0].asnumpy(), [2, 6])
+    fc = mx.sym.FullyConnected(mx.sym.Variable("d"), num_hidden=2, name="fc")
+    atom = fc._gen_atomic_symbol()
+    assert atom.list_arguments() == [] and atom.list_attr() == {"num_hidden": "2"}
