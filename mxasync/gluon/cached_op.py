@@ -23,6 +23,7 @@ binds another one, as MXNet keeps a pool of CachedOp states.
 
 from __future__ import annotations
 
+import threading
 import weakref
 
 from .. import autograd
@@ -94,6 +95,7 @@ class CachedOp:
         self._aux_names = sym.list_auxiliary_states()
         self._flags = dict(flags)
         self._states: dict = {}
+        self._lock = threading.Lock()
 
     def __call__(self, inputs: list, is_data: list) -> list:
         if len(inputs) != len(self._input_names):
@@ -110,15 +112,18 @@ class CachedOp:
         if not any(need):
             need = ()
         key = (ctx, need, tuple((x.shape, x.dtype) for x in inputs))
-        state = self._state(key, inputs, is_data, ctx, need)
-        for k, buf in state.data_buf.items():
-            inputs[k].copyto(buf)
-        exe = state.exe
-        exe.forward(is_train=autograd.is_training())
-        outs = [o.copyto(ctx) for o in exe.outputs]
-        if need:
-            _tape.record_op(_GraphNode(state), ctx, list(inputs), [], outs, autograd.is_training())
-            state.owner = weakref.ref(outs[0])
+        # pushes never block, so holding the lock is brief; it keeps two threads from interleaving
+        # their input copies and forward pushes on one executor
+        with self._lock:
+            state = self._state(key, inputs, is_data, ctx, need)
+            for k, buf in state.data_buf.items():
+                inputs[k].copyto(buf)
+            exe = state.exe
+            exe.forward(is_train=autograd.is_training())
+            outs = [o.copyto(ctx) for o in exe.outputs]
+            if need:
+                _tape.record_op(_GraphNode(state), ctx, list(inputs), [], outs, autograd.is_training())
+                state.owner = weakref.ref(outs[0])
         return outs
 
     def _state(self, key, inputs, is_data, ctx, need) -> _State:

@@ -246,3 +246,26 @@ def test_grad_req_add_accumulates_through_the_graph():
         loss = net(x).sum()
     loss.backward()
     np.testing.assert_allclose(net[0].weight.grad().asnumpy(), out[0] * 1.5, rtol=1e-5, atol=1e-6)
+
+
+def test_threads_share_a_hybridized_block():
+    import threading
+
+    net = mlp(batchnorm=False)
+    net.initialize()
+    net.hybridize()
+    xs = [mx.nd.full((3, 5), float(i)) for i in range(8)]
+    expected = [net(x).asnumpy() for x in xs]
+    got = [None] * len(xs)
+
+    def run(i):
+        for _ in range(5):
+            got[i] = net(xs[i]).asnumpy()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(xs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for e, g in zip(expected, got, strict=True):
+        np.testing.assert_allclose(g, e, rtol=1e-6)
