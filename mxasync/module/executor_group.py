@@ -218,6 +218,27 @@ class DataParallelExecutorGroup:
         outputs = [[e.outputs[i] for e in self.execs] for i in range(begin, end)]
         return _merge(outputs) if merge_multi_context else outputs
 
+    def get_states(self, merge_multi_context: bool = True) -> list:
+        """The state inputs (``state_names``), per state: merged, or one array per executor."""
+        states = [[e.arg_dict[n] for e in self.execs] for n in self.state_names]
+        return _merge(states) if merge_multi_context else states
+
+    def set_states(self, states=None, value=None) -> None:
+        """Set the state inputs from ``states`` (per state, one array per executor) or to a scalar ``value``."""
+        if (states is None) == (value is None):
+            raise MXAsyncError("set_states: give exactly one of states and value")
+        if value is not None:
+            for n in self.state_names:
+                for e in self.execs:
+                    e.arg_dict[n][:] = value
+            return
+        if len(states) != len(self.state_names):
+            raise MXAsyncError(f"set_states: {len(states)} states for state_names {self.state_names}")
+        for n, parts in zip(self.state_names, states, strict=True):
+            parts = parts if isinstance(parts, (list, tuple)) else [parts]
+            for e, src in zip(self.execs, parts, strict=True):
+                src.copyto(e.arg_dict[n])
+
     def get_input_grads(self, merge_multi_context: bool = True) -> list:
         if not self.inputs_need_grad:
             raise MXAsyncError("get_input_grads: bind with inputs_need_grad=True")

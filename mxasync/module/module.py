@@ -396,6 +396,16 @@ class Module(BaseModule):
     def update_metric(self, eval_metric, labels, pre_sliced: bool = False) -> None:
         self._exec_group.update_metric(eval_metric, labels, pre_sliced)
 
+    def get_states(self, merge_multi_context=True) -> list:
+        """The current values of the state inputs (``state_names``), as MXNet's Module."""
+        self._need("get_states", bound=True, params=True)
+        return self._exec_group.get_states(merge_multi_context=merge_multi_context)
+
+    def set_states(self, states=None, value=None) -> None:
+        """Set the state inputs: ``states`` (per state, one array per context) or a scalar ``value``."""
+        self._need("set_states", bound=True, params=True)
+        self._exec_group.set_states(states, value)
+
     def install_monitor(self, mon) -> None:
         self._need("install_monitor", bound=True)
         self._exec_group.install_monitor(mon)

@@ -70,3 +70,21 @@ def test_set_params_error_types():
     with pytest.raises(ValueError, match="other"):
         mod.set_params(extra, {}, allow_missing=True, force_init=True)
     mod.set_params(extra, {}, allow_missing=True, allow_extra=True, force_init=True)
+
+
+def test_state_inputs_get_and_set():
+    data, state = mx.sym.Variable("data"), mx.sym.Variable("state")
+    mod = mx.mod.Module(data + state, label_names=None, state_names=["state"],
+                        context=[mx.cpu(0), mx.cpu(1)])
+    mod.bind(data_shapes=[("data", (4, 3))], for_training=False)
+    mod.init_params()
+    batch = mx.io.DataBatch([mx.nd.ones((4, 3))], [])
+    mod.set_states(value=2)
+    mod.forward(batch)
+    assert np.allclose(mod.get_outputs()[0].asnumpy(), 3)
+    mod.set_states(states=mod.get_outputs(merge_multi_context=False))
+    assert np.allclose(mod.get_states()[0].asnumpy(), 3)
+    mod.forward(batch)
+    assert np.allclose(mod.get_outputs()[0].asnumpy(), 4)
+    with pytest.raises(mx.MXNetError):
+        mod.set_states(states=[], value=1)
