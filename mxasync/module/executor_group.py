@@ -216,7 +216,16 @@ class DataParallelExecutorGroup:
         n = len(self.execs[0].outputs)
         end = n if end is None else end
         outputs = [[e.outputs[i] for e in self.execs] for i in range(begin, end)]
-        return _merge(outputs) if merge_multi_context else outputs
+        return _merge(outputs, self._output_axes()[begin:end]) if merge_multi_context else outputs
+
+    def _output_axes(self) -> list[int]:
+        """Each output's batch axis, from its node's ``__layout__`` attribute (MXNet's rule; 0 without one)."""
+        axes = getattr(self, "_out_axes", None)
+        if axes is None:
+            internals = self.symbol.get_internals()
+            axes = self._out_axes = [max(DataDesc.get_batch_axis(internals[n].attr("__layout__")), 0)
+                                     for n in self.symbol.list_outputs()]
+        return axes
 
     def get_states(self, merge_multi_context: bool = True) -> list:
         """The state inputs (``state_names``), per state: merged, or one array per executor."""
@@ -264,13 +273,13 @@ class DataParallelExecutorGroup:
             mon.install(e)
 
 
-def _merge(per_output: list[list[NDArray]]) -> list[NDArray]:
+def _merge(per_output: list[list[NDArray]], axes: list[int] | None = None) -> list[NDArray]:
     """One array per output: the executors' parts concatenated on the batch axis (copied to the first)."""
     merged = []
-    for parts in per_output:
+    for k, parts in enumerate(per_output):
         if len(parts) == 1:
             merged.append(parts[0])
         else:
             ctx = parts[0].context
-            merged.append(concat(*[p.as_in_context(ctx) for p in parts], dim=0))
+            merged.append(concat(*[p.as_in_context(ctx) for p in parts], dim=axes[k] if axes else 0))
     return merged

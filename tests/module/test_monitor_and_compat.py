@@ -88,3 +88,14 @@ def test_state_inputs_get_and_set():
     assert np.allclose(mod.get_outputs()[0].asnumpy(), 4)
     with pytest.raises(mx.MXNetError):
         mod.set_states(states=[], value=1)
+
+
+def test_outputs_merged_on_their_layout_batch_axis():
+    sym = mx.sym.Activation(data=mx.sym.Variable("data"), act_type="relu", __layout__="TNC")
+    mod = mx.mod.Module(sym, ("data",), None, context=[mx.cpu(0), mx.cpu(1)])
+    mod.bind(data_shapes=[mx.io.DataDesc("data", (3, 8, 7), layout="TNC")])
+    mod.init_params()
+    x = np.random.default_rng(0).standard_normal((3, 8, 7)).astype(np.float32)
+    mod.forward(mx.io.DataBatch(data=[mx.nd.array(x)], label=None))
+    assert [p.shape for p in mod.get_outputs(merge_multi_context=False)[0]] == [(3, 4, 7), (3, 4, 7)]
+    assert np.allclose(mod.get_outputs()[0].asnumpy(), np.maximum(x, 0))
