@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..base import MXAsyncError
 from ..operator import OpReqType
 
 __all__ = ["ExecOp", "EntryInfo", "build_backward", "ZERO_GRAD_OPS"]
@@ -107,6 +108,10 @@ def build_backward(g, entries: list[EntryInfo], grad_req: dict[int, OpReqType]):
         prop = node.prop
         outs = list(range(g.entry_ptr[nid], g.entry_ptr[nid + 1]))
         og = [gradient_of(e) for e in outs]
+        if getattr(prop, "non_differentiable", False) and any(o is not None for o in og):
+            # a gradient would have to flow through it: MXNet refuses to bind such a graph
+            raise MXAsyncError(f"{prop.label}: the op is non-differentiable (it has no gradient); wrap its output "
+                               "in stop_gradient or bind with grad_req='null' for its inputs")
         deps = set(prop.declare_backward_dependency([("og", k) for k in range(len(outs))],
                                                     [("in", k) for k in range(len(args))],
                                                     [("out", k) for k in range(len(outs))]))

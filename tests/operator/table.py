@@ -1,5 +1,6 @@
 """The op table: one list of rows from every family file."""
 
+from table_batch_take import CASES as _BATCH_TAKE
 from table_custom import CASES as _CUSTOM
 from table_elemwise import CASES as _ELEMWISE
 from table_extra import CASES as _EXTRA
@@ -13,4 +14,4 @@ from table_sequence_contrib import CASES as _SEQ_CONTRIB
 from table_shape import CASES as _SHAPE
 
 CASES = [*_ELEMWISE, *_SHAPE, *_NN, *_EXTRA, *_MORE, *_LINALG, *_LAYER_NORM, *_SEQ_CONTRIB, *_IMAGE, *_OPTIMIZER,
-         *_CUSTOM]
+         *_CUSTOM, *_BATCH_TAKE]

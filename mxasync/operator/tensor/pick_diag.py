@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+import numpy as np
+
 from .._util import norm_axes, prod
 from ..functional import FunctionalProperty, defop
 from ..params import OpParam
@@ -118,3 +120,34 @@ def _diag_bwd(xp, p, og, ins, outs):
 defop("diag", param=DiagParam, base=_DiagProperty, deps="og,in", fwd=_diag_fwd, bwd=_diag_bwd,
       doc="A 1-D input becomes a square matrix with it on diagonal ``k``; otherwise diagonal ``k`` of the "
           "(``axis1``, ``axis2``) planes, as a new last axis.")
+
+
+# -- batch_take: MXNet 1.x's (deprecated) row-wise pick, without a gradient -----------------------
+class _BatchTakeProperty(FunctionalProperty):
+    def infer_shape(self, in_shapes):
+        a, idx = in_shapes
+        if a is None:
+            return list(in_shapes), [None], []
+        if len(a) != 2:
+            raise self.error(f"a has shape {tuple(a)}; batch_take needs a 2-D array (N, M)")
+        want = (a[0],)
+        if idx is not None and tuple(idx) != want:
+            raise self.error(f"indices has shape {tuple(idx)} but a {tuple(a)} needs {want}")
+        return [a, want], [want], []
+
+    def infer_type(self, in_types):
+        # MXNet infers int32 indices and refuses others
+        t, it = in_types
+        if it is not None and np.dtype(it) != np.int32:
+            raise self.error(f"indices has dtype {np.dtype(it).name}; batch_take needs int32 indices")
+        return [t, np.dtype(np.int32)], [t], []
+
+
+def _batch_take(xp, p, a, indices):
+    cols = xp.clip(indices.astype(np.int64), 0, a.shape[1] - 1)  # out-of-range indices are clipped
+    return a[xp.arange(a.shape[0]), cols]
+
+
+defop("batch_take", base=_BatchTakeProperty, arguments=("a", "indices"), fwd=_batch_take, non_differentiable=True,
+      doc="``out[i] = a[i, indices[i]]`` for a 2-D ``a`` and int32 ``indices`` (clipped to the row); "
+          "MXNet's deprecated form of ``pick``; it has no gradient.")
