@@ -2,54 +2,33 @@
 
 ``import mxasync as mx`` gives MXNet 1.x names; every blocking call has an
 awaitable twin for async code.
+
+The package loads lazily: ``import mxasync`` costs almost nothing (``mxasync --help``
+stays fast), and each subpackage loads on first use (``mx.nd``, ``mx.gluon``, ...).
 """
 
-# attribute and name import symbol, which needs ndarray and autograd loaded first: keep this order
-from . import (  # noqa: I001
-    autograd,
-    backends,
-    callback,
-    context,
-    contrib,
-    engine,
-    executor,
-    gluon,
-    image,
-    initializer,
-    io,
-    kvstore,
-    lr_scheduler,
-    metric,
-    model,
-    module,
-    monitor,
-    ndarray,
-    operator,
-    optimizer,
-    profiler,
-    random,
-    recordio,
-    rnn,
-    symbol,
-    test_utils,
-    util,
-    viz,
-)
-from . import attribute, name
-from . import initializer as init
-from . import kvstore as kv
-from . import module as mod
-from . import image as img
-from . import monitor as mon
-from . import ndarray as nd
-from . import optimizer as opt
-from . import symbol as sym
-from .base import MXAsyncError, MXNetError
-from .runtime.context import Context, cpu, cpu_pinned, cpu_shared, current_context, gpu, num_gpus
-from .symbol.naming import AttrScope
-from .util import is_np_shape, np_shape, set_np_shape
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
+
+_SUBMODULES = (
+    "autograd", "backends", "callback", "context", "contrib", "engine", "executor", "gluon", "image",
+    "initializer", "io", "kvstore", "lr_scheduler", "metric", "model", "module", "monitor", "ndarray", "operator",
+    "optimizer", "profiler", "random", "recordio", "rnn", "symbol", "test_utils", "util", "viz",
+    "attribute", "name",
+)
+_ALIASES = {"init": "initializer", "kv": "kvstore", "mod": "module", "nd": "ndarray", "opt": "optimizer",
+            "sym": "symbol", "mon": "monitor", "img": "image"}
+_NAMES = {
+    "MXAsyncError": "base", "MXNetError": "base",
+    "Context": "runtime.context", "cpu": "runtime.context", "cpu_pinned": "runtime.context",
+    "cpu_shared": "runtime.context", "current_context": "runtime.context", "gpu": "runtime.context",
+    "num_gpus": "runtime.context",
+    "AttrScope": "symbol.naming",
+    "is_np_shape": "util", "np_shape": "util", "set_np_shape": "util",
+}
 
 __all__ = [
     "MXAsyncError", "MXNetError", "Context", "cpu", "gpu", "cpu_pinned", "cpu_shared",
@@ -60,3 +39,19 @@ __all__ = [
     "contrib", "gluon",
     "monitor", "mon", "img",
 ]
+
+
+def __getattr__(name: str):
+    sub = _ALIASES.get(name, name)
+    if sub in _SUBMODULES:
+        value = importlib.import_module(f"{__name__}.{sub}")
+    elif name in _NAMES:
+        value = getattr(importlib.import_module(f"{__name__}.{_NAMES[name]}"), name)
+    else:
+        raise AttributeError(f"module 'mxasync' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -18,8 +18,6 @@ variables' ``.grad``.  See ``docs/autograd.md``.
 from __future__ import annotations
 
 from . import state
-from .backward import backward, grad
-from .function import Function, get_symbol
 from .state import (
     is_recording,
     is_training,
@@ -30,7 +28,10 @@ from .state import (
     set_training,
     train_mode,
 )
-from .tape import mark_variables
+
+# the tape and backward build on NDArray, whose op calls import ``state`` from here: they load on first use
+_LATE = {"backward": "backprop", "grad": "backprop", "Function": "function", "get_symbol": "function",
+         "mark_variables": "tape"}
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
            "set_training", "backward", "grad", "mark_variables", "state", "Function", "get_symbol", "NDArray",
@@ -38,6 +39,12 @@ __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_
 
 
 def __getattr__(name: str):
+    if name in _LATE:
+        import importlib
+
+        value = getattr(importlib.import_module(f"{__name__}.{_LATE[name]}"), name)
+        globals()[name] = value
+        return value
     # ``from mxnet.autograd import *`` also hands out NDArray, Symbol and array (MXNet's module imports
     # them; its tests rely on it); the symbol layer loads after this package, so look them up late
     if name in ("NDArray", "array"):
