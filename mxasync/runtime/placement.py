@@ -7,13 +7,13 @@ sync ops run in the thread that readied them and heavy ones go to the pool.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
 
-from ..base import env_float, env_int
 from .op_block import _Op
-from .threads import WorkerPool, cpu_count, limit_blas_threads
+from .threads import WorkerPool, limit_blas_threads
 
 __all__ = ["PlacementMixin"]
 
@@ -81,14 +81,14 @@ class PlacementMixin:
         if pool is None:
             with self._pool_lock:
                 if self._pool is None:
-                    blas = env_int(max(1, cpu_count() // self.num_workers), "MXASYNC_BLAS_THREADS")
-                    limit_blas_threads(blas)
-                    # A worker waiting for the GIL gets it only at the holder's next switch
-                    # interval (5 ms by default), during which a pushing loop can queue hundreds
-                    # of ops and the memory they hold; a shorter interval keeps that bounded.
-                    interval = env_float(500.0, "MXASYNC_SWITCH_INTERVAL_US") * 1e-6
-                    if interval < sys.getswitchinterval():
-                        sys.setswitchinterval(interval)
+                    # BLAS threads and the GIL switch interval are process-wide: they would change the user's
+                    # own numpy code too, so the engine leaves them alone unless asked (see docs/architecture.md)
+                    blas = os.environ.get("MXASYNC_BLAS_THREADS")
+                    if blas:
+                        limit_blas_threads(int(blas))
+                    interval = os.environ.get("MXASYNC_SWITCH_INTERVAL_US")
+                    if interval and float(interval) * 1e-6 < sys.getswitchinterval():
+                        sys.setswitchinterval(float(interval) * 1e-6)
                     self._pool = WorkerPool(self._run_in_worker, self.num_workers)
                 pool = self._pool
         return pool

@@ -12,6 +12,7 @@ SGD with momentum 0.9 and a cosine learning-rate schedule, Xavier initialisation
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import sys
@@ -86,6 +87,27 @@ def _finite(text: str) -> float:
     return value
 
 
+@contextlib.contextmanager
+def _training_threads():
+    """While this command trains: one BLAS thread per engine worker and a 0.5 ms GIL switch interval.
+
+    Both settings are process-wide, so the library never makes them (they would change the
+    user's own numpy code); this command owns its process and restores both when it ends.
+    ``MXASYNC_BLAS_THREADS`` / ``MXASYNC_SWITCH_INTERVAL_US`` override the values.
+    """
+    from threadpoolctl import threadpool_limits
+
+    blas = int(os.environ.get("MXASYNC_BLAS_THREADS") or 1)
+    interval = float(os.environ.get("MXASYNC_SWITCH_INTERVAL_US") or 500) * 1e-6
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(min(interval, previous))
+    try:
+        with threadpool_limits(limits=blas, user_api="blas"):
+            yield
+    finally:
+        sys.setswitchinterval(previous)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mxasync train", description=__doc__.split("\n\n")[0].replace("``", ""),
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
@@ -156,9 +178,12 @@ def main(argv: list[str] | None = None) -> int:
         profiler.set_state("run")
     start = time.perf_counter()
     schedule = CosineScheduler(max_update=max(args.epochs * batches, 1), base_lr=args.lr, final_lr=args.lr * 0.01)
-    mod.fit(train, eval_metric=train_metric, num_epoch=args.epochs, kvstore=args.kvstore, optimizer="sgd",
-            optimizer_params={"learning_rate": args.lr, "momentum": 0.9, "wd": args.wd, "lr_scheduler": schedule},
-            initializer=initializer.Xavier(magnitude=2.34), batch_end_callback=bar, epoch_end_callback=on_epoch_end)
+    with _training_threads():
+        mod.fit(train, eval_metric=train_metric, num_epoch=args.epochs, kvstore=args.kvstore, optimizer="sgd",
+                optimizer_params={"learning_rate": args.lr, "momentum": 0.9, "wd": args.wd,
+                                  "lr_scheduler": schedule},
+                initializer=initializer.Xavier(magnitude=2.34), batch_end_callback=bar,
+                epoch_end_callback=on_epoch_end)
     elapsed = time.perf_counter() - start
     if args.profile:
         profiler.set_state("stop")
