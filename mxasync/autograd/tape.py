@@ -130,6 +130,14 @@ def check_write(arr: NDArray, what: str) -> None:
         raise _in_graph_error(what)
 
 
+def check_inplace(value, what: str) -> None:
+    """Writing an array that is in the graph into another one in place (``x[i] = y``, ``x += y``)
+    while recording: MXNet records no such op and refuses it with this message."""
+    if isinstance(value, NDArray) and value._ag is not None and state.is_recording():
+        raise MXAsyncError(f"{what}: Inplace operations (+=, -=, x[:]=, etc) are not supported when recording "
+                           "with autograd; write out-of-place (z = x + y) or outside autograd.record()")
+
+
 # -- views of recorded arrays become ops, so their gradients flow ----------
 def reshape(arr: NDArray, shape: tuple) -> NDArray:
     return _invoke_module.invoke("Reshape", [arr], shape=tuple(shape))

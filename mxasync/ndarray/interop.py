@@ -135,11 +135,11 @@ def from_numpy(ndarray: np.ndarray, zero_copy: bool = True) -> NDArray:
     if not ndarray.flags.c_contiguous:
         raise MXAsyncValueError("mx.nd.from_numpy(zero_copy=True): the array must be C-contiguous; "
                                 "call np.ascontiguousarray first or pass zero_copy=False")
-    if not ndarray.flags.writeable:
-        raise MXAsyncValueError("mx.nd.from_numpy(zero_copy=True): the array is read-only (another NDArray "
-                                "may own it already); pass zero_copy=False to copy it")
-    ours = ndarray.view()  # keeps write access after the user's array is locked below
-    ndarray.flags.writeable = False
+    if ndarray.flags.writeable:
+        ours = ndarray.view()  # keeps write access after the user's array is locked below
+        ndarray.flags.writeable = False
+    else:  # locked already (e.g. shared before): MXNet shares it again, writable through the NDArray
+        ours = _writable(ndarray)
     return _wrap(ours, Context("cpu", 0))
 
 

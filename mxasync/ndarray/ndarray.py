@@ -210,7 +210,10 @@ class NDArray:
         reverse = bool(kwargs.pop("reverse", False))
         if kwargs:
             raise TypeError(f"reshape: unexpected keyword arguments {sorted(kwargs)}")
-        target = list(reshape_shape(self.shape, tuple(int(s) for s in shape), reverse, "reshape"))
+        try:
+            target = list(reshape_shape(self.shape, tuple(int(s) for s in shape), reverse, "reshape"))
+        except MXAsyncError as e:  # MXNet's NDArray.reshape raises ValueError (ours is also an MXNetError)
+            raise MXAsyncValueError(str(e)) from None
         if self._recorded():
             from ..autograd import tape
 
@@ -254,10 +257,11 @@ class NDArray:
         return out
 
     def __setitem__(self, key, value) -> None:
-        if self._ag is not None and _ag_state.active:
+        if _ag_state.active and (self._ag is not None or getattr(value, "_ag", None) is not None):
             from ..autograd import tape
 
             tape.check_write(self, "__setitem__")
+            tape.check_inplace(value, "__setitem__")
         target = self if key is None else (self[key] if _is_basic(key) else None)
         if target is None:
             self._scatter(key, value)
@@ -435,6 +439,10 @@ class NDArray:
 
     def _inplace(self, other, op, scalar_op):
         if isinstance(other, NDArray):
+            if other._ag is not None and _ag_state.active:
+                from ..autograd import tape
+
+                tape.check_inplace(other, op)
             return invoke(op, [self, other], out=self)
         return invoke(scalar_op, [self], out=self, scalar=float(other))
 
@@ -543,18 +551,28 @@ def empty(shape, ctx: Context | None = None, dtype=None, *, _fn: str = "empty") 
     return _empty(_user_shape(shape, _fn), dtype, ctx or current_context())
 
 
-def full(shape, val, ctx: Context | None = None, dtype=None, *, _fn: str = "full") -> NDArray:
+def full(shape, val, ctx: Context | None = None, dtype=None, out: NDArray | None = None, *,
+         _fn: str = "full") -> NDArray:
+    """An array of ``shape`` filled with ``val``; with ``out=`` that array is filled and returned."""
+    if out is not None:
+        if not isinstance(out, NDArray):
+            raise MXAsyncError(f"mx.nd.{_fn}: out must be an NDArray, got {type(out).__name__}")
+        want = _user_shape(shape, _fn)
+        if tuple(out.shape) != tuple(want):
+            raise MXAsyncValueError(f"mx.nd.{_fn}: out has shape {out.shape} but shape={want}")
+        out[:] = val
+        return out
     out = empty(shape, ctx, dtype, _fn=_fn)
     out[:] = val
     return out
 
 
-def zeros(shape, ctx: Context | None = None, dtype=None, **kwargs) -> NDArray:
-    return full(shape, 0, ctx, dtype, _fn="zeros")
+def zeros(shape, ctx: Context | None = None, dtype=None, out: NDArray | None = None, **kwargs) -> NDArray:
+    return full(shape, 0, ctx, dtype, out, _fn="zeros")
 
 
-def ones(shape, ctx: Context | None = None, dtype=None, **kwargs) -> NDArray:
-    return full(shape, 1, ctx, dtype, _fn="ones")
+def ones(shape, ctx: Context | None = None, dtype=None, out: NDArray | None = None, **kwargs) -> NDArray:
+    return full(shape, 1, ctx, dtype, out, _fn="ones")
 
 
 def zeros_like(other: NDArray) -> NDArray:

@@ -110,3 +110,53 @@ def test_basic_indexing_slice_is_contiguous():
     for key in [(slice(None), slice(2)), (slice(1, 4), slice(None)), (slice(None, None, 2), slice(None)),
                 (slice(0, 1), slice(None, None, -1))]:
         assert f(key, (6, 7)) == ref[key].flags.contiguous
+
+
+def test_inplace_write_of_a_recorded_value_is_refused():
+    x = mx.nd.zeros((3,))
+    y = mx.nd.ones((3,))
+    y.attach_grad()
+    with mx.autograd.record():
+        with pytest.raises(mx.MXNetError, match="Inplace operations"):
+            x[:] = y
+        with pytest.raises(mx.MXNetError, match="Inplace operations"):
+            x += y
+    x[:] = y  # outside record: fine
+    assert x.asnumpy().tolist() == [1.0, 1.0, 1.0]
+
+
+def test_creation_out_and_reshape_value_error():
+    out = mx.nd.zeros((2, 2))
+    assert mx.nd.ones((2, 2), out=out) is out and out.asnumpy().tolist() == [[1, 1], [1, 1]]
+    mx.nd.full((2, 2), 3, out=out)
+    assert (out.asnumpy() == 3).all()
+    with pytest.raises(ValueError):
+        mx.nd.zeros((3,), out=out)
+    with pytest.raises(ValueError):
+        mx.nd.ones((2, 3, 5)).reshape((2, 3))
+
+
+def test_contrib_checks_and_internal_namespace():
+    d = mx.nd.array([np.inf, -np.inf, np.nan, 5.0])
+    assert mx.nd.contrib.isinf(d).asnumpy().tolist() == [1, 1, 0, 0]
+    assert mx.nd.contrib.isfinite(d).asnumpy().tolist() == [0, 0, 0, 1]
+    assert mx.nd.contrib.isnan(d).asnumpy().tolist() == [0, 0, 1, 0]
+    x = mx.nd.ones((2, 3))
+    mx.nd._internal._crop_assign_scalar(x, scalar=5, begin=(0, 0), end=(1, 2), out=x)
+    assert x.asnumpy().tolist() == [[5, 5, 1], [1, 1, 1]]
+    mx.random.seed(3)
+    sampled, exp_true, exp_sampled = mx.nd.contrib.rand_zipfian(mx.nd.array([0, 4]), 50, 10)
+    s = sampled.asnumpy()
+    assert sampled.dtype == np.int64 and s.min() >= 0 and s.max() < 10
+    p = np.log((np.array([0, 4]) + 2) / (np.array([0, 4]) + 1)) / np.log(11)
+    np.testing.assert_allclose(exp_true.asnumpy(), p * 50)
+    np.testing.assert_allclose(exp_sampled.asnumpy(), np.log((s + 2) / (s + 1)) / np.log(11) * 50)
+
+
+def test_from_numpy_twice_shares_again():
+    src = np.arange(4.0)
+    a = mx.nd.from_numpy(src)
+    b = mx.nd.from_numpy(src)  # already locked: shared again, as MXNet
+    b[0] = 7
+    b.wait_to_read()
+    assert src[0] == 7 and a.asnumpy()[0] == 7

@@ -2,6 +2,7 @@
 
 from table_batch_take import CASES as _BATCH_TAKE
 from table_custom import CASES as _CUSTOM
+from table_element_0index import CASES as _ELEMENT_0INDEX
 from table_elemwise import CASES as _ELEMWISE
 from table_extra import CASES as _EXTRA
 from table_image import CASES as _IMAGE
@@ -14,4 +15,4 @@ from table_sequence_contrib import CASES as _SEQ_CONTRIB
 from table_shape import CASES as _SHAPE
 
 CASES = [*_ELEMWISE, *_SHAPE, *_NN, *_EXTRA, *_MORE, *_LINALG, *_LAYER_NORM, *_SEQ_CONTRIB, *_IMAGE, *_OPTIMIZER,
-         *_CUSTOM, *_BATCH_TAKE]
+         *_CUSTOM, *_BATCH_TAKE, *_ELEMENT_0INDEX]

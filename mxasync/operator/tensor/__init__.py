@@ -3,6 +3,7 @@
 from . import (  # noqa: F401  (importing registers the ops)
     array_attrs,
     cumsum,
+    element_0index,
     elemwise_binary,
     elemwise_unary,
     gather_scatter,
