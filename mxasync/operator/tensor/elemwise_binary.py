@@ -14,6 +14,7 @@ imperative hot path: shape inference is one tuple compare and forward is
 
 from __future__ import annotations
 
+import numpy as _np
 import numpy as np
 
 from .._util import broadcast_shape, unbroadcast
@@ -73,7 +74,12 @@ class _BinaryOperator(FunctionalOperator):
     def forward(self, op_ctx, in_data, req, out_data, aux):
         r = req[0]
         if r is WRITE_TO or r is WRITE_INPLACE:
-            self.ufunc(in_data[0], in_data[1], out=out_data[0])
+            try:
+                self.ufunc(in_data[0], in_data[1], out=out_data[0])
+            except TypeError:  # an integer output of a float-valued ufunc (int / int, sqrt(int)):
+                # compute in floating point and cast, truncating toward zero as MXNet's C kernels do
+                with _np.errstate(invalid="ignore", divide="ignore"):  # NaN/inf cast as C does, silently
+                    FunctionalOperator.forward(self, op_ctx, in_data, req, out_data, aux)
         elif r is ADD_TO:
             out_data[0] += self.ufunc(in_data[0], in_data[1])
         elif r is not NULL:

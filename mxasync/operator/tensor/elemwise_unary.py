@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as _np
+
 from ..base import ADD_TO, NULL, WRITE_INPLACE, WRITE_TO
 from ..functional import FunctionalOperator, FunctionalProperty, defop
 from ..params import OpParam
@@ -33,7 +35,12 @@ class _UnaryOperator(FunctionalOperator):
     def forward(self, op_ctx, in_data, req, out_data, aux):
         r = req[0]
         if r is WRITE_TO or r is WRITE_INPLACE:
-            self.ufunc(in_data[0], out=out_data[0])
+            try:
+                self.ufunc(in_data[0], out=out_data[0])
+            except TypeError:  # an integer output of a float-valued ufunc (int / int, sqrt(int)):
+                # compute in floating point and cast, truncating toward zero as MXNet's C kernels do
+                with _np.errstate(invalid="ignore", divide="ignore"):  # NaN/inf cast as C does, silently
+                    FunctionalOperator.forward(self, op_ctx, in_data, req, out_data, aux)
         elif r is ADD_TO:
             out_data[0] += self.ufunc(in_data[0])
         elif r is not NULL:
