@@ -235,8 +235,7 @@ class NDArray:
         return bool(probe[slc_key].flags.c_contiguous)
 
     def __getitem__(self, key) -> NDArray:
-        if isinstance(key, NDArray):
-            key = key.asnumpy().astype(np.int64)
+        key = _index_key(key)
         if self._recorded():
             from ..autograd import tape
 
@@ -262,6 +261,7 @@ class NDArray:
 
             tape.check_write(self, "__setitem__")
             tape.check_inplace(value, "__setitem__")
+        key = _index_key(key)
         target = self if key is None else (self[key] if _is_basic(key) else None)
         if target is None:
             self._scatter(key, value)
@@ -473,6 +473,15 @@ def _fills(value_shape: tuple, target_shape: tuple) -> bool:
         return np.broadcast_shapes(value_shape, target_shape) == tuple(target_shape)
     except ValueError:
         return False
+
+
+def _index_key(key):
+    """NDArray indices (alone or inside a tuple) as numpy integer arrays, as MXNet takes them."""
+    if isinstance(key, NDArray):
+        return key.asnumpy().astype(np.int64)
+    if isinstance(key, tuple) and any(isinstance(k, NDArray) for k in key):
+        return tuple(k.asnumpy().astype(np.int64) if isinstance(k, NDArray) else k for k in key)
+    return key
 
 
 def _c_strides(shape: tuple) -> tuple:
