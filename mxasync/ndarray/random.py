@@ -26,7 +26,9 @@ from .invoke import invoke
 from .ndarray import NDArray, _empty
 
 __all__ = ["uniform", "normal", "randn", "randint", "exponential", "gamma", "poisson", "negative_binomial",
-           "generalized_negative_binomial", "multinomial", "shuffle", "seed"]
+           "generalized_negative_binomial", "multinomial", "shuffle", "seed", "uniform_like", "normal_like",
+           "exponential_like", "gamma_like", "poisson_like", "negative_binomial_like",
+           "generalized_negative_binomial_like"]
 
 
 def _shape(shape):
@@ -135,3 +137,25 @@ def shuffle(data: NDArray, out: NDArray | None = None) -> NDArray:
     reads = [] if data._chunk is result._chunk else [data._chunk.var]
     Engine.get().push_sync(run, ctx, reads, [result._chunk.var, res.var], name="_shuffle")
     return result
+
+
+def _like(dist: str, params: tuple[tuple[str, float], ...]):
+    def sample(data: NDArray, *args, out: NDArray | None = None, **kwargs) -> NDArray:
+        if not isinstance(data, NDArray):
+            raise MXAsyncError(f"random.{dist}_like: data must be an NDArray, got {type(data).__name__}")
+        values = {n: float(kwargs.pop(n, args[i] if i < len(args) else d)) for i, (n, d) in enumerate(params)}
+        return invoke(f"_random_{dist}_like", [data], out=out, **values)
+
+    sample.__name__ = sample.__qualname__ = f"{dist}_like"
+    sample.__doc__ = (f"Samples from the {dist.replace('_', ' ')} distribution with the shape and dtype of "
+                      "``data``.")
+    return sample
+
+
+uniform_like = _like("uniform", (("low", 0.0), ("high", 1.0)))
+normal_like = _like("normal", (("loc", 0.0), ("scale", 1.0)))
+exponential_like = _like("exponential", (("lam", 1.0),))
+gamma_like = _like("gamma", (("alpha", 1.0), ("beta", 1.0)))
+poisson_like = _like("poisson", (("lam", 1.0),))
+negative_binomial_like = _like("negative_binomial", (("k", 1.0), ("p", 1.0)))
+generalized_negative_binomial_like = _like("generalized_negative_binomial", (("mu", 1.0), ("alpha", 1.0)))

@@ -11,3 +11,7 @@ __all__ = sorted(n[len("_contrib_"):] for n in list_ops(include_aliases=True) if
 for _name in __all__:
     globals()[_name] = make_function("_contrib_" + _name)
 del _name
+
+from .contrib_extra import rand_zipfian  # noqa: E402 - MXNet's Python-level one
+
+__all__ += ["rand_zipfian"]

@@ -261,6 +261,14 @@ class Symbol(ArithMixin):
 
     _bind = bind
 
+    def eval(self, ctx=None, **kwargs) -> list:
+        """Bind the arrays given by name (no gradients) on ``ctx`` and run forward: the outputs."""
+        from ..runtime.context import current_context
+
+        names = set(self.list_arguments())  # MXNet ignores arrays the symbol does not take
+        exe = self.bind(ctx or current_context(), {k: v for k, v in kwargs.items() if k in names}, grad_req="null")
+        return exe.forward()
+
     def __repr__(self) -> str:
         if len(self._heads) == 1:
             return f"<Symbol {self.name}>"

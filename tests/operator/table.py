@@ -11,8 +11,9 @@ from table_linalg import CASES as _LINALG
 from table_more import CASES as _MORE
 from table_nn import CASES as _NN
 from table_optimizer import CASES as _OPTIMIZER
+from table_random_like import CASES as _RANDOM_LIKE
 from table_sequence_contrib import CASES as _SEQ_CONTRIB
 from table_shape import CASES as _SHAPE
 
 CASES = [*_ELEMWISE, *_SHAPE, *_NN, *_EXTRA, *_MORE, *_LINALG, *_LAYER_NORM, *_SEQ_CONTRIB, *_IMAGE, *_OPTIMIZER,
-         *_CUSTOM, *_BATCH_TAKE, *_ELEMENT_0INDEX]
+         *_CUSTOM, *_BATCH_TAKE, *_ELEMENT_0INDEX, *_RANDOM_LIKE]
