@@ -80,7 +80,8 @@ def _leaky_bwd(xp, p, og, ins, outs):
 
 defop("LeakyReLU", param=LeakyReLUParam, base=_LeakyProperty, arguments=("data", "gamma"), wants_ctx=True,
       args=lambda p: ["data", "gamma"] if p.act_type == "prelu" else ["data"], deps="og,in,out",
-      fwd=_leaky_fwd, bwd=_leaky_bwd, doc="Leaky ReLU family: leaky, prelu (learned gamma), elu, selu, gelu, rrelu.")
+      fwd=_leaky_fwd, bwd=_leaky_bwd, doc="Leaky ReLU family: leaky, prelu (learned gamma), elu, selu, gelu, rrelu.",
+      input_var_init={"gamma": '["Constant", {"value": 0.25}]'})  # MXNet's default init of a prelu gamma
 
 
 class SoftmaxParam(OpParam):
