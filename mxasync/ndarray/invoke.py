@@ -131,7 +131,9 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
         raise MXAsyncError(f"{prop.label}: input {bad} must be an NDArray, "
                            f"got {type(inputs[bad]).__name__}") from None
     for x in inputs:
-        if x._ctx is not ctx and x._ctx != ctx:
+        # host contexts (cpu(0), cpu(1), pinned, shared) share memory: MXNet mixes them, the result
+        # living on the first input's context; device memory must be copied first
+        if x._ctx is not ctx and x._ctx != ctx and "gpu" in (x._ctx.device_type, ctx.device_type):
             raise MXAsyncError(f"{prop.label}: inputs live on different contexts ({ctx} and {x._ctx}); "
                                "copy them with as_in_context first")
     if plan.op_ctx is not None and plan.simple and not aux and out is None and n_args == 2 and len(args) == 2:
