@@ -1,5 +1,5 @@
-"""Table rows: the ``_random_<dist>_like`` samplers (shape/dtype of the input, sample mean) and ``_shuffle``
-(a permutation of the rows)."""
+"""Table rows: the ``_random_<dist>_like`` samplers (shape/dtype of the input, sample mean), ``_shuffle``
+(a permutation of the rows) and ``_sample_unique_zipfian`` (distinct classes per row)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,16 @@ def _permutation(outs, inputs, params):
     assert sorted(map(tuple, o.reshape(len(o), -1))) == sorted(map(tuple, x.reshape(len(x), -1)))
 
 
+def _unique_rows(outs, inputs, params):
+    samples, tries = outs[0], outs[1]
+    batch, n = params["shape"]
+    assert samples.shape == (batch, n) and tries.shape == (batch,) and samples.dtype == np.int64
+    for row, t in zip(samples, tries, strict=True):
+        assert np.unique(row).size == n and row.min() >= 0 and row.max() < params["range_max"] and t >= n
+
+
 CASES = [
+    Case("_sample_unique_zipfian", [()], params=dict(range_max=40, shape=(3, 12)), check=_unique_rows),
     Case("_random_uniform_like", [(N,)], params=dict(low=1.0, high=3.0), check=_mean(2.0, 0.05)),
     Case("_random_normal_like", [(N,)], params=dict(loc=-1.0, scale=0.5), check=_mean(-1.0, 0.05)),
     Case("_random_exponential_like", [(N,)], params=dict(lam=4.0), check=_mean(0.25, 0.03)),

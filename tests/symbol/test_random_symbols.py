@@ -65,3 +65,14 @@ def test_eval_and_rand_zipfian():
     assert s.shape == (20,) and s.min() >= 0 and s.max() < 10
     np.testing.assert_allclose(exp_true.eval(t=mx.nd.array([1, 2]))[0].asnumpy(),
                                np.log(np.array([3, 4]) / np.array([2, 3])) / np.log(11) * 20)
+
+
+def test_sample_unique_zipfian_trials_and_frequencies():
+    mx.random.seed(1)
+    samples, tries = mx.nd._internal._sample_unique_zipfian(1000, shape=(2, 100))
+    s, t = samples.asnumpy(), tries.asnumpy()
+    assert all(np.unique(row).size == 100 for row in s) and (t >= 100).all()
+    # small classes are the likeliest: almost always drawn
+    assert all({0, 1, 2} <= set(row.tolist()) for row in s)
+    with pytest.raises(mx.MXNetError):
+        mx.nd._internal._sample_unique_zipfian(5, shape=(1, 6))
