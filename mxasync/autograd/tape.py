@@ -156,6 +156,11 @@ def getitem(arr: NDArray, key) -> NDArray:
         indices[:] = idx
         return _invoke_module.invoke("take", [arr, indices], axis=0, mode="wrap")  # wrap: negative indices as numpy
     keys = key if isinstance(key, tuple) else (key,)
+    if any(k is None for k in keys) and not any(isinstance(k, (list, np.ndarray)) for k in keys):
+        # new axes (None) only add size-1 dimensions: index without them, then reshape to numpy's shape
+        shape = np.broadcast_to(np.empty((), dtype=np.bool_), arr.shape)[keys].shape or (1,)
+        stripped = tuple(k for k in keys if k is not None)
+        return reshape(getitem(arr, stripped if stripped else slice(None)), shape)
     if any(k is None or isinstance(k, (list, np.ndarray)) for k in keys) or sum(k is Ellipsis for k in keys) > 1:
         raise MXAsyncError(f"autograd: indexing with {key!r} is not supported while recording; "
                            "use ints, slices, one Ellipsis or one integer index array, or mx.nd.expand_dims/take")

@@ -89,3 +89,17 @@ def test_star_import_names():
     exec("from mxasync.autograd import *", ns)
     for name in ("record", "backward", "Function", "get_symbol", "NDArray", "Symbol", "array", "mark_variables"):
         assert name in ns, name
+
+
+@pytest.mark.parametrize("key", [(slice(None, 2), Ellipsis, None, 0), (None,), (1, None, slice(None)), (None, 2, 1, 3)])
+def test_recorded_indexing_with_new_axes(key):
+    a = np.arange(48.0).reshape(4, 3, 4)
+    x = mx.nd.array(a)
+    x.attach_grad()
+    with autograd.record():
+        y = x[key]
+    y.backward()
+    want = np.zeros_like(a)
+    want[key] = 1
+    assert y.shape == (a[key].shape or (1,))
+    np.testing.assert_array_equal(x.grad.asnumpy(), want)
