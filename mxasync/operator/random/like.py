@@ -11,7 +11,7 @@ resource; the gradient with respect to ``data`` is zero (its values are not used
 from __future__ import annotations
 
 import numpy as np
-from pydantic import create_model
+from pydantic import Field, create_model
 
 from ...runtime.resource import ResourceRequest
 from ..functional import FunctionalProperty, defop
@@ -26,6 +26,19 @@ _LIKE = {
     "uniform": ((("low", 0.0), ("high", 1.0)), lambda rng, lo, hi, size: lo + (hi - lo) * rng.random(size)),
     "normal": ((("loc", 0.0), ("scale", 1.0)), lambda rng, mu, sigma, size: mu + sigma * rng.standard_normal(size)),
     **_DISTS,
+}
+
+
+# what each distribution parameter means (for the generated docstrings)
+_MEANING = {
+    ("uniform", "low"): "the lower bound of the interval", ("uniform", "high"): "the upper bound (excluded)",
+    ("normal", "loc"): "the mean", ("normal", "scale"): "the standard deviation",
+    ("exponential", "lam"): "the rate (1 / mean)", ("poisson", "lam"): "the mean number of events",
+    ("gamma", "alpha"): "the shape", ("gamma", "beta"): "the scale",
+    ("negative_binomial", "k"): "the number of failures until stopping",
+    ("negative_binomial", "p"): "the success probability of each trial",
+    ("generalized_negative_binomial", "mu"): "the mean",
+    ("generalized_negative_binomial", "alpha"): "the dispersion (0: Poisson)",
 }
 
 
@@ -50,7 +63,7 @@ def _no_grad(xp, p, og, ins, outs):
 for _dist, (_params, _draw) in _LIKE.items():
     _names = tuple(n for n, _ in _params)
     _param = create_model(f"Random{_dist.title().replace('_', '')}LikeParam", __base__=OpParam,
-                          **{n: (float, d) for n, d in _params})
+                          **{n: (float, Field(d, description=_MEANING[(_dist, n)])) for n, d in _params})
     defop(f"_random_{_dist}_like", param=_param, base=_LikeProperty, wants_ctx=True, deps="og",
           fwd_res=(ResourceRequest.RANDOM,), aliases=(f"random_{_dist}_like",), fwd=_like_draw(_draw, _names),
           bwd=_no_grad, doc=f"Samples from the {_dist.replace('_', ' ')} distribution ({', '.join(_names)}) with "
