@@ -119,3 +119,10 @@ def test_composite_create_and_custom():
     by_name = metric.Accuracy(output_names=["out"], label_names=["lab"])
     by_name.update_dict({"lab": nd([1]), "other": nd([0])}, {"out": nd([[0.1, 0.9]])})
     assert by_name.get()[1] == 1.0
+
+
+def test_perplexity_clips_out_of_range_labels_as_mxnet():
+    # MXNet picks with mode='clip': a label past the last class reads the last class's probability
+    metric = mx.metric.Perplexity(ignore_label=None)
+    metric.update([mx.nd.array([3])], [mx.nd.array([[0.2, 0.3, 0.5]])])
+    assert abs(metric.get()[1] - 2.0) < 1e-6

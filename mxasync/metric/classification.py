@@ -136,7 +136,8 @@ class Perplexity(EvalMetric):
             pred = _numpy.moveaxis(pred, self.axis, -1).reshape(-1, pred.shape[self.axis])
             if label.size != pred.shape[0]:
                 raise ValueError(f"shape mismatch: {label.shape} vs. {pred.shape}")
-            prob = pred[_numpy.arange(label.size), label]
+            # out-of-range labels are clipped, as MXNet's pick (mode='clip') does
+            prob = pred[_numpy.arange(label.size), _numpy.clip(label, 0, pred.shape[1] - 1)]
             if self.ignore_label is not None:
                 keep = label != self.ignore_label
                 prob, num = _numpy.where(keep, prob, 1.0), num - int((~keep).sum())

@@ -251,6 +251,7 @@ class Module(BaseModule):
         if inputs_need_grad and not for_training:
             raise MXAsyncError("Module.bind: inputs_need_grad=True needs for_training=True")
         self.for_training, self.inputs_need_grad = for_training, inputs_need_grad
+        self._grad_req = grad_req  # MXNet keeps it; BucketingModule binds its other buckets with it
         self._data_shapes, self._label_shapes = self._parse_shapes(data_shapes, label_shapes)
         shared_group = None
         if shared_module is not None:
