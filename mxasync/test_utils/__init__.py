@@ -67,6 +67,7 @@ from .compare import (
     get_tols,
     same,
 )
+from .consistency import check_consistency
 from .env import (
     default_atols,
     default_numeric_eps,
@@ -108,7 +109,8 @@ __all__ = [
     "almost_equal", "almost_equal_ignore_nan", "assert_allclose", "assert_almost_equal",
     "assert_almost_equal_ignore_nan", "assert_exception", "get_atol", "get_etol", "get_rtol", "get_tols", "same",
     "default_context", "default_dtype", "np_reduce", "rand_ndarray", "rand_shape_2d", "rand_shape_3d",
-    "rand_shape_nd", "random_arrays", "set_default_context", "check_numeric_gradient", "check_symbolic_backward",
+    "rand_shape_nd", "random_arrays", "set_default_context", "check_consistency", "check_numeric_gradient",
+    "check_symbolic_backward",
     "check_symbolic_forward", "numeric_grad", "simple_forward",
     "assert_almost_equal_with_err", "assign_each", "assign_each2", "checkShapes", "collapse_sum_like",
     "create_2d_tensor", "create_vector", "effective_dtype", "get_identity_mat", "get_identity_mat_batch",
