@@ -42,8 +42,16 @@ def parse_grad_req(grad_req: Any, names: list[str]) -> list[str]:
     return reqs
 
 
+def _placements(sym, names: list[str], ctx, group2ctx: dict | None) -> list:
+    """The context of each input: its ``ctx_group``'s in ``group2ctx`` (model parallelism), else ``ctx``."""
+    if not group2ctx:
+        return [ctx] * len(names)
+    attrs = sym.attr_dict()
+    return [group2ctx.get(attrs.get(n, {}).get("__ctx_group__"), ctx) for n in names]
+
+
 def simple_bind(sym, ctx, grad_req: Any = "write", type_dict: dict | None = None, shared_exec=None,
-                **shapes: Any) -> Executor:
+                group2ctx: dict | None = None, **shapes: Any) -> Executor:
     arg_names, aux_names = sym.list_arguments(), sym.list_auxiliary_states()
     g = IndexedGraph(sym)  # one graph and one inference serve the shapes here and the executor
     arg_shapes, _, aux_shapes = infer_shape(sym, (), shapes, partial=False, graph=g)
@@ -58,10 +66,12 @@ def simple_bind(sym, ctx, grad_req: Any = "write", type_dict: dict | None = None
     arg_types = [t or np.float32 for t in arg_types]
     aux_types = [t or np.float32 for t in aux_types]
     reqs = parse_grad_req(grad_req, arg_names)
-    args = [zeros(s, ctx, t) for s, t in zip(arg_shapes, arg_types, strict=True)]
-    grads = [zeros(s, ctx, t) if OpReqType.parse(r) != OpReqType.NULL else None
-             for s, t, r in zip(arg_shapes, arg_types, reqs, strict=True)]
-    aux = [zeros(s, ctx, t) for s, t in zip(aux_shapes, aux_types, strict=True)]
+    arg_ctx = _placements(sym, arg_names, ctx, group2ctx)
+    args = [zeros(s, c, t) for s, t, c in zip(arg_shapes, arg_types, arg_ctx, strict=True)]
+    grads = [zeros(s, c, t) if OpReqType.parse(r) != OpReqType.NULL else None
+             for s, t, r, c in zip(arg_shapes, arg_types, reqs, arg_ctx, strict=True)]
+    aux = [zeros(s, c, t) for s, t, c in zip(aux_shapes, aux_types, _placements(sym, aux_names, ctx, group2ctx),
+                                               strict=True)]
     return Executor(sym, ctx, args, grads, reqs, aux, shared_exec=shared_exec, graph=g)
 
 

@@ -56,9 +56,10 @@ class DataParallelExecutorGroup:
                  label_shapes, param_names: Sequence[str], for_training: bool, inputs_need_grad: bool,
                  shared_group: DataParallelExecutorGroup | None = None, logger=logging,
                  fixed_param_names: Sequence[str] | None = None, grad_req="write",
-                 state_names: Sequence[str] | None = None):
+                 state_names: Sequence[str] | None = None, group2ctxs=None):
         self.symbol = symbol
         self.contexts = list(contexts)
+        self.group2ctxs = _group2ctxs_per_context(group2ctxs, len(self.contexts))
         self.workload = list(workload) if workload is not None else [1] * len(self.contexts)
         if len(self.workload) != len(self.contexts):
             raise MXAsyncError(f"work_load_list has {len(self.workload)} entries for {len(self.contexts)} contexts")
@@ -122,7 +123,8 @@ class DataParallelExecutorGroup:
             elif shared_group is not None:
                 execs.append(self._bind_shared(k, shared_group, reqs, shapes))
             else:
-                execs.append(self.symbol.simple_bind(ctx, grad_req=reqs, type_dict=type_dict, **shapes))
+                execs.append(self.symbol.simple_bind(ctx, grad_req=reqs, type_dict=type_dict,
+                                                     group2ctx=self.group2ctxs[k], **shapes))
         self.execs = execs
         self._collect_arrays()
 
@@ -283,3 +285,26 @@ def _merge(per_output: list[list[NDArray]], axes: list[int] | None = None) -> li
             ctx = parts[0].context
             merged.append(concat(*[p.as_in_context(ctx) for p in parts], dim=axes[k] if axes else 0))
     return merged
+
+
+def _group2ctxs_per_context(group2ctxs, count: int) -> list:
+    """MXNet's forms: one dict for every context (a list value gives one context per device), or a list of
+    dicts, one per context."""
+    if group2ctxs is None:
+        return [None] * count
+    if isinstance(group2ctxs, (list, tuple)):
+        if len(group2ctxs) != count:
+            raise MXAsyncError(f"group2ctxs has {len(group2ctxs)} entries for {count} contexts")
+        return list(group2ctxs)
+    out = []
+    for k in range(count):
+        mapping = {}
+        for group, value in group2ctxs.items():
+            if isinstance(value, (list, tuple)):
+                value = list(value) * count if len(value) == 1 else value  # one context serves every device
+                if len(value) != count:
+                    raise MXAsyncError(f"group2ctxs[{group!r}] lists {len(value)} contexts for {count} devices")
+                value = value[k]
+            mapping[group] = value
+        out.append(mapping)
+    return out

@@ -69,6 +69,7 @@ class Module(BaseModule):
             raise MXAsyncError(f"Module: work_load_list has {len(self._work_load_list)} entries for "
                                f"{len(self._context)} contexts")
         self._symbol = symbol
+        self._group2ctxs = group2ctxs
         self._data_names = list(data_names or [])
         self._label_names = [n for n in (label_names or []) if n in symbol.list_arguments()]
         self._state_names = list(state_names or [])
@@ -261,7 +262,8 @@ class Module(BaseModule):
         self._exec_group = DataParallelExecutorGroup(
             self._symbol, self._context, self._work_load_list, self._data_shapes, self._label_shapes,
             self._param_names, for_training, inputs_need_grad, shared_group, logger=self.logger,
-            fixed_param_names=self._fixed_param_names, grad_req=grad_req, state_names=self._state_names)
+            fixed_param_names=self._fixed_param_names, grad_req=grad_req, state_names=self._state_names,
+            group2ctxs=self._group2ctxs)
         self.binded = True
         if shared_module is not None:
             self.params_initialized = True

@@ -101,10 +101,13 @@ class Symbol(ArithMixin):
         return Symbol([(atom, i, 0) for i in range(atom.num_visible())])
 
     def eval(self, ctx=None, **kwargs) -> list:
-        """Bind the arrays given by name and run forward once: the outputs (MXNet's ``Symbol.eval``)."""
+        """Bind the arrays given by name (no gradients) and run forward once: the outputs (MXNet's
+        ``Symbol.eval``; arrays the symbol does not take are ignored, as in MXNet)."""
         from ..runtime.context import current_context
 
-        return self.bind(ctx or current_context(), args=kwargs).forward()
+        names = set(self.list_arguments())
+        exe = self.bind(ctx or current_context(), {k: v for k, v in kwargs.items() if k in names}, grad_req="null")
+        return exe.forward()
 
     def get_children(self) -> Symbol | None:
         """The inputs of this symbol's head node, as a group (None for a variable)."""
@@ -248,7 +251,8 @@ class Symbol(ArithMixin):
         """Infer shapes from ``kwargs``, allocate every array and bind (see :mod:`mxasync.executor`)."""
         from ..executor.bind import simple_bind
 
-        return simple_bind(self, ctx, grad_req=grad_req, type_dict=type_dict, shared_exec=shared_exec, **kwargs)
+        return simple_bind(self, ctx, grad_req=grad_req, type_dict=type_dict, shared_exec=shared_exec,
+                           group2ctx=group2ctx, **kwargs)
 
     _simple_bind = simple_bind
 
@@ -260,14 +264,6 @@ class Symbol(ArithMixin):
         return bind(self, ctx, args, args_grad=args_grad, grad_req=grad_req, aux_states=aux_states)
 
     _bind = bind
-
-    def eval(self, ctx=None, **kwargs) -> list:
-        """Bind the arrays given by name (no gradients) on ``ctx`` and run forward: the outputs."""
-        from ..runtime.context import current_context
-
-        names = set(self.list_arguments())  # MXNet ignores arrays the symbol does not take
-        exe = self.bind(ctx or current_context(), {k: v for k, v in kwargs.items() if k in names}, grad_req="null")
-        return exe.forward()
 
     def __repr__(self) -> str:
         if len(self._heads) == 1:

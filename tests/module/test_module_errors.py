@@ -33,3 +33,23 @@ def test_matching_label_names_train():
     mod = mx.mod.Module(_net())
     mod.fit(it, num_epoch=1)
     assert mod.get_outputs()[0].shape == (5, 3)
+
+
+def test_group2ctxs_places_inputs_by_ctx_group():
+    with mx.AttrScope(ctx_group="dev1"):
+        a = mx.sym.Variable("a") * 2
+    with mx.AttrScope(ctx_group="dev2"):
+        c = a + mx.sym.Variable("b")
+    mod = mx.mod.Module(c, context=[mx.cpu(0)], data_names=["a", "b"], label_names=None,
+                        group2ctxs={"dev1": mx.cpu(1), "dev2": [mx.cpu(2)]})
+    mod.bind(data_shapes=[("a", (2, 3)), ("b", (2, 3))], inputs_need_grad=True)
+    mod.init_params()
+    mod.forward(mx.io.DataBatch(data=[mx.nd.ones((2, 3)), mx.nd.ones((2, 3))]), is_train=True)
+    mod.backward([mx.nd.ones((2, 3))])
+    ga, gb = mod.get_input_grads()
+    assert (ga.context, gb.context) == (mx.cpu(1), mx.cpu(2))
+    assert ga.asnumpy().tolist() == [[2.0] * 3] * 2 and gb.asnumpy().tolist() == [[1.0] * 3] * 2
+    with pytest.raises(mx.MXNetError, match=r"group2ctxs\['dev1'\] lists 3 contexts for 2 devices"):
+        m2 = mx.mod.Module(c, context=[mx.cpu(0), mx.cpu(1)], data_names=["a", "b"], label_names=None,
+                           group2ctxs={"dev1": [mx.cpu(1)] * 3})
+        m2.bind(data_shapes=[("a", (2, 3)), ("b", (2, 3))])
