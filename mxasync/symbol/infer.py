@@ -210,7 +210,7 @@ def _step(g: IndexedGraph, nid: int, vals: list, kind: str, done: bytearray) -> 
                 raise
             ins = [None if _partly_known(v) else v for v in ins]
             in_v, out_v, aux_v = rule(list(ins))
-    except MXAsyncError as exc:
+    except (MXAsyncError, IndexError, ValueError, TypeError) as exc:  # a rule's own slip is reported the same way
         raise MXAsyncError(f"infer_{kind}: error in operator {node.name} ({node.op.name}): {exc}; inputs: "
                            + ", ".join(f"{a}={_fmt(v)}" for a, v in zip(prop.list_arguments(), ins, strict=False))
                            ) from None

@@ -42,6 +42,14 @@ def _sampler(dist: str, params: tuple[tuple[str, float], ...], sample_args: tupl
         values = [d for _, d in params]
         for i, a in enumerate(args[:len(names)]):
             values[i] = a
+        extra = args[len(names):]  # MXNet's order goes on with shape, then dtype
+        if len(extra) > 2:
+            raise MXAsyncError(f"sym.random.{dist}: takes {', '.join(names)}, shape and dtype positionally, "
+                               f"got {len(args)} positional arguments")
+        if extra:
+            shape = extra[0] if shape is None else shape
+        if len(extra) > 1:
+            dtype = extra[1] if dtype is None else dtype
         for i, n in enumerate(names):
             if n in kwargs:
                 values[i] = kwargs.pop(n)
