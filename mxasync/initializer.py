@@ -376,7 +376,7 @@ class FusedRNN(Initializer):
         self._bidirectional, self._forget_bias = bidirectional, forget_bias
 
     def _init_weight(self, desc, arr) -> None:
-        from .rnn.rnn_cell import FusedRNNCell  # the cell knows the layout; imported late (rnn builds on us)
+        from .rnn.fused import FusedRNNCell  # the cell knows the layout; imported late (rnn builds on us)
 
         cell = FusedRNNCell(self._num_hidden, self._num_layers, self._mode, self._bidirectional,
                             forget_bias=self._forget_bias, prefix="")

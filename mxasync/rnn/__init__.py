@@ -1,21 +1,10 @@
 """``mx.rnn``: MXNet 1.x's symbolic recurrent cells, the bucketing sentence iterator and RNN checkpoints."""
 
 from .checkpoint import do_rnn_checkpoint, load_rnn_checkpoint, save_rnn_checkpoint
+from .fused import FusedRNNCell
 from .io import BucketSentenceIter, encode_sentences
-from .rnn_cell import (
-    BaseRNNCell,
-    BidirectionalCell,
-    DropoutCell,
-    FusedRNNCell,
-    GRUCell,
-    LSTMCell,
-    ModifierCell,
-    ResidualCell,
-    RNNCell,
-    RNNParams,
-    SequentialRNNCell,
-    ZoneoutCell,
-)
+from .rnn_cell import BaseRNNCell, GRUCell, LSTMCell, RNNCell, RNNParams
+from .stack import BidirectionalCell, DropoutCell, ModifierCell, ResidualCell, SequentialRNNCell, ZoneoutCell
 
 __all__ = ["RNNParams", "BaseRNNCell", "RNNCell", "LSTMCell", "GRUCell", "FusedRNNCell", "SequentialRNNCell",
            "DropoutCell", "ModifierCell", "ZoneoutCell", "ResidualCell", "BidirectionalCell", "BucketSentenceIter",
