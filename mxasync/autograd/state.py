@@ -21,6 +21,7 @@ pays one module-attribute check and nothing else.
 
 from __future__ import annotations
 
+import sys
 import threading
 from contextlib import contextmanager
 
@@ -43,6 +44,9 @@ active = 0
 
 def _set(recording: bool, training: bool) -> None:
     global active
+    if recording and "mxasync.autograd.tape" not in sys.modules:
+        # the tape installs invoke's record hook; it builds on NDArray, so it loads on the first recording
+        from . import tape  # noqa: F401
     t = _tls
     was = t.recording or t.training
     now = recording or training
