@@ -22,6 +22,11 @@ class SequenceMaskParam(OpParam):
 
 
 class _SequenceMaskProperty(FunctionalProperty):
+    """Sequence ops: data with a time and a batch axis, optional lengths (one per sequence)."""
+
+    def out_shape(self, d):
+        return d  # SequenceMask and SequenceReverse keep data's shape
+
     def infer_shape(self, in_shapes):
         d = in_shapes[0]
         p = self.params
@@ -29,13 +34,14 @@ class _SequenceMaskProperty(FunctionalProperty):
             return list(in_shapes), [None], []
         if len(d) < 2:
             raise self.error(f"data has shape {tuple(d)}; it needs a time and a batch axis")
+        out = self.out_shape(tuple(d))
         if not p.use_sequence_length:
-            return [d], [d], []
+            return [d], [out], []
         b = (d[1 - p.axis],)
         if in_shapes[1] is not None and tuple(in_shapes[1]) != b:
             raise self.error(f"sequence_length has shape {tuple(in_shapes[1])} but data {tuple(d)} with "
                              f"axis={p.axis} needs {b}")
-        return [d, b], [d], []
+        return [d, b], [out], []
 
 
 def _keep(xp, p, data, lengths):
@@ -70,22 +76,9 @@ class SequenceLastParam(OpParam):
     axis: Literal[0, 1] = 0
 
 
-class _SequenceLastProperty(FunctionalProperty):
-    def infer_shape(self, in_shapes):
-        d = in_shapes[0]
-        p = self.params
-        if d is None:
-            return list(in_shapes), [None], []
-        if len(d) < 2:
-            raise self.error(f"data has shape {tuple(d)}; it needs a time and a batch axis")
-        out = tuple(s for i, s in enumerate(d) if i != p.axis)
-        if not p.use_sequence_length:
-            return [d], [out], []
-        b = (d[1 - p.axis],)
-        if in_shapes[1] is not None and tuple(in_shapes[1]) != b:
-            raise self.error(f"sequence_length has shape {tuple(in_shapes[1])} but data {tuple(d)} with "
-                             f"axis={p.axis} needs {b}")
-        return [d, b], [out], []
+class _SequenceLastProperty(_SequenceMaskProperty):
+    def out_shape(self, d):
+        return tuple(s for i, s in enumerate(d) if i != self.params.axis)  # the time axis goes
 
 
 def _last_steps(xp, p, data, lengths):
