@@ -8,6 +8,8 @@ import sys
 
 _SCRIPT = """
 import mxasync as mx
+with mx.autograd.record(train_mode=True):  # the first recorded op, before anything attached a gradient
+    (mx.nd.ones((2,)) * 2).wait_to_read()
 x = mx.nd.array([1.0, 2.0]); x.attach_grad()
 with mx.autograd.record():
     y = mx.nd.RNN(mx.nd.ones((2, 1, 1)), mx.nd.ones((4,)) * 0.1, mx.nd.zeros((1, 1, 1)), state_size=1,
