@@ -18,7 +18,7 @@ import numpy as np
 
 from ..autograd import state as _ag_state
 from ..base import MXAsyncError, MXAsyncValueError
-from ..runtime.context import Context, current_context
+from ..runtime.context import Context
 from ..runtime.engine import Engine
 from ..runtime.run_context import FnProperty
 from . import invoke as _invoke_module
@@ -539,82 +539,6 @@ _invoke_module.NDArray = NDArray
 _invoke_module._empty = _empty
 
 
-def _user_shape(shape, fn: str) -> tuple[int, ...]:
-    """``shape`` as a tuple of ints; a float, bool or negative dimension is refused (MXNet's rule)."""
-    dims = (shape,) if isinstance(shape, (int, np.integer)) else shape
-    try:
-        dims = tuple(dims)
-    except TypeError:
-        raise MXAsyncValueError(f"mx.nd.{fn}: shape must be an int or a tuple of ints, got {shape!r}") from None
-    for i, d in enumerate(dims):
-        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)):
-            raise MXAsyncValueError(f"mx.nd.{fn}: shape {shape!r} must hold integers, but dimension {i} is "
-                                    f"{d!r} ({type(d).__name__})")
-        if d < 0:
-            raise MXAsyncValueError(f"mx.nd.{fn}: shape {shape!r} has a negative dimension {i} ({d})")
-    return tuple(int(d) for d in dims)
-
-
-def empty(shape, ctx: Context | None = None, dtype=None, *, _fn: str = "empty") -> NDArray:
-    """An uninitialised array (``mx.nd.empty``)."""
-    return _empty(_user_shape(shape, _fn), dtype, ctx or current_context())
-
-
-def full(shape, val, ctx: Context | None = None, dtype=None, out: NDArray | None = None, *,
-         _fn: str = "full") -> NDArray:
-    """An array of ``shape`` filled with ``val``; with ``out=`` that array is filled and returned."""
-    if out is not None:
-        if not isinstance(out, NDArray):
-            raise MXAsyncError(f"mx.nd.{_fn}: out must be an NDArray, got {type(out).__name__}")
-        want = _user_shape(shape, _fn)
-        if tuple(out.shape) != tuple(want):
-            raise MXAsyncValueError(f"mx.nd.{_fn}: out has shape {out.shape} but shape={want}")
-        out[:] = val
-        return out
-    out = empty(shape, ctx, dtype, _fn=_fn)
-    out[:] = val
-    return out
-
-
-def zeros(shape, ctx: Context | None = None, dtype=None, out: NDArray | None = None, **kwargs) -> NDArray:
-    return full(shape, 0, ctx, dtype, out, _fn="zeros")
-
-
-def ones(shape, ctx: Context | None = None, dtype=None, out: NDArray | None = None, **kwargs) -> NDArray:
-    return full(shape, 1, ctx, dtype, out, _fn="ones")
-
-
-def zeros_like(other: NDArray) -> NDArray:
-    return zeros(other.shape, other.context, other.dtype)
-
-
-def ones_like(other: NDArray) -> NDArray:
-    return ones(other.shape, other.context, other.dtype)
-
-
-def array(source, ctx: Context | None = None, dtype=None) -> NDArray:
-    """An NDArray holding a copy of ``source`` (float32 unless ``dtype`` or an NDArray says otherwise)."""
-    if isinstance(source, NDArray):
-        dtype = dtype or source.dtype
-        return source.astype(dtype).as_in_context(ctx or source.context)
-    if dtype is None:
-        dtype = _DEFAULT_DTYPE  # MXNet 1.x: numpy arrays too (mx.nd.array(np.uint8 image) is float32)
-    arr = np.array(source, dtype=dtype)
-    out = empty(arr.shape, ctx, arr.dtype)
-    if out._ctx.device_type == "cpu" or isinstance(out._data, np.ndarray):
-        out._data[...] = arr  # a fresh chunk has no pending ops: fill it now
-    else:
-        out[:] = arr
-    return out
-
-
-def arange(start, stop=None, step=1.0, repeat=1, ctx: Context | None = None, dtype=None) -> NDArray:
-    values = np.arange(start, stop, step)
-    if repeat > 1:
-        values = np.repeat(values, repeat)
-    return array(values, ctx, dtype or _DEFAULT_DTYPE)
-
-
 def waitall() -> None:
     """Block until every pushed op finished (``mx.nd.waitall``); raises the first unreported error."""
     _engine().wait_for_all()
@@ -622,3 +546,8 @@ def waitall() -> None:
 
 async def waitall_async() -> None:
     await _engine().wait_for_all_async()
+
+
+# the creation functions live in creation.py; these names stay importable from here (and NDArray's own
+# methods reach array() through them)
+from .creation import arange, array, empty, full, ones, ones_like, zeros, zeros_like  # noqa: E402
