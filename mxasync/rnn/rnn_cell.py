@@ -257,3 +257,17 @@ class GRUCell(_OneStateCell):
         candidate = symbol.Activation(i_n + reset * h_n, act_type="tanh", name=f"{name}_h_act")
         next_h = symbol.elemwise_add((1.0 - update) * candidate, update * prev, name=f"{name}out")
         return next_h, [next_h]
+
+
+_ELSEWHERE = {"FusedRNNCell": "fused", "SequentialRNNCell": "stack", "BidirectionalCell": "stack",
+              "DropoutCell": "stack", "ModifierCell": "stack", "ZoneoutCell": "stack", "ResidualCell": "stack"}
+
+
+def __getattr__(name: str):
+    # MXNet keeps every cell in mxnet.rnn.rnn_cell; here the fused and composite cells have their own modules
+    # (which build on this one), so those names resolve late
+    if name not in _ELSEWHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__package__}.{_ELSEWHERE[name]}"), name)

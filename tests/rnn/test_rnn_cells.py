@@ -135,3 +135,11 @@ def test_zero_dimensions_are_unknown_in_shape_inference():
     assert out.infer_shape() == (None, None, None)
     got = out.bind(mx.cpu(), {"data": mx.nd.ones((3, 4))}).forward()[0]
     np.testing.assert_array_equal(got.asnumpy(), np.ones((3, 4)))
+
+
+def test_every_cell_is_reachable_from_rnn_cell_as_in_mxnet():
+    from mxasync.rnn import rnn_cell
+
+    assert rnn_cell.FusedRNNCell is mx.rnn.FusedRNNCell and rnn_cell.BidirectionalCell is mx.rnn.BidirectionalCell
+    with pytest.raises(AttributeError):
+        rnn_cell.NoSuchCell  # noqa: B018
