@@ -143,27 +143,44 @@ def reshape(arr: NDArray, shape: tuple) -> NDArray:
     return _invoke_module.invoke("Reshape", [arr], shape=tuple(shape))
 
 
-def getitem(arr: NDArray, key) -> NDArray:
-    """Basic indexing (ints and slices) of a recorded array as ``slice`` + ``Reshape``."""
-    if isinstance(key, (list, np.ndarray)):  # integer indices along axis 0: the take op
-        idx = np.asarray(key)
-        if idx.dtype.kind not in "iu":
-            raise MXAsyncError(f"autograd: only integer index arrays are differentiable, got dtype {idx.dtype}")
-        n = arr.shape[0]
-        if idx.size and not (-n <= idx.min() and idx.max() < n):
-            raise MXAsyncError(f"autograd: index out of bounds for axis 0 with size {n}")
-        indices = _invoke_module._empty(idx.shape, np.int64, arr.context)
-        indices[:] = idx
-        return _invoke_module.invoke("take", [arr, indices], axis=0, mode="wrap")  # wrap: negative indices as numpy
+def _is_advanced(key) -> bool:
     keys = key if isinstance(key, tuple) else (key,)
-    if any(k is None for k in keys) and not any(isinstance(k, (list, np.ndarray)) for k in keys):
+    return any(isinstance(k, (list, tuple, np.ndarray)) for k in keys)
+
+
+def _advanced(arr: NDArray, key) -> NDArray:
+    """Advanced (and mixed) indexing of a recorded array as ``take`` from the flattened array.
+
+    numpy indexes an ``arange`` of the flat positions with the very key, which gives both the
+    result's shape and the positions each element comes from, whatever mix of ints, slices,
+    None and index arrays the key holds; ``take``'s gradient scatters back (adding repeats).
+    """
+    if any(getattr(k, "dtype", np.dtype(np.int64)).kind not in "iub"
+           for k in (key if isinstance(key, tuple) else (key,)) if isinstance(k, np.ndarray)):
+        raise MXAsyncError(f"autograd: only integer index arrays are differentiable, got {key!r}")
+    try:
+        pos = np.arange(arr.size, dtype=np.int64).reshape(arr.shape)[key]
+    except IndexError as err:
+        raise MXAsyncError(f"autograd: index {key!r} for an array of shape {arr.shape}: {err}") from None
+    indices = _invoke_module._empty(pos.shape or (1,), np.int64, arr.context)
+    indices[:] = pos.reshape(pos.shape or (1,))
+    flat = reshape(arr, (-1,)) if arr.ndim != 1 else arr
+    return _invoke_module.invoke("take", [flat, indices], axis=0, mode="clip")
+
+
+def getitem(arr: NDArray, key) -> NDArray:
+    """Indexing of a recorded array as differentiable ops: basic indexing (ints, slices, None,
+    Ellipsis) as ``slice`` + ``Reshape``, advanced indexing as ``take`` (see :func:`_advanced`)."""
+    if _is_advanced(key):
+        return _advanced(arr, key)
+    keys = key if isinstance(key, tuple) else (key,)
+    if any(k is None for k in keys):
         # new axes (None) only add size-1 dimensions: index without them, then reshape to numpy's shape
         shape = np.broadcast_to(np.empty((), dtype=np.bool_), arr.shape)[keys].shape or (1,)
         stripped = tuple(k for k in keys if k is not None)
         return reshape(getitem(arr, stripped if stripped else slice(None)), shape)
-    if any(k is None or isinstance(k, (list, np.ndarray)) for k in keys) or sum(k is Ellipsis for k in keys) > 1:
-        raise MXAsyncError(f"autograd: indexing with {key!r} is not supported while recording; "
-                           "use ints, slices, one Ellipsis or one integer index array, or mx.nd.expand_dims/take")
+    if sum(k is Ellipsis for k in keys) > 1:
+        raise MXAsyncError(f"autograd: an index can have only one Ellipsis, got {key!r}")
     if Ellipsis in keys:
         i = keys.index(Ellipsis)
         keys = keys[:i] + (slice(None),) * (arr.ndim - len(keys) + 1) + keys[i + 1:]
