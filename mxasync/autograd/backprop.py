@@ -20,6 +20,8 @@ skips).  Nothing here waits: ``x.grad.asnumpy()`` does.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 from ..base import MXAsyncError
 from ..executor.gradient import ZERO_GRAD_OPS
 from ..executor.program import _placeholder
@@ -30,6 +32,7 @@ from ..operator.base import ADD_TO, NULL, WRITE_TO
 from ..runtime.engine import Engine
 from ..runtime.resource import ResourceManager
 from . import state
+from .tape import Entry, Node
 
 __all__ = ["backward", "grad"]
 
@@ -124,10 +127,12 @@ def _graph(heads: list) -> list:
     return sorted(seen.values(), key=lambda n: n.seq)
 
 
-def _run(heads, head_grads, wanted, train_mode: bool, retain_graph: bool) -> dict:
+def _run(heads, head_grads, wanted, train_mode: bool, retain_graph: bool, create_graph: bool = False) -> dict:
     """Push the backward of the graph of ``heads``; returns ``{id(entry): (entry, terms)}``.
 
-    ``wanted(entry)`` says whether a gradient is wanted at that entry.
+    ``wanted(entry)`` says whether a gradient is wanted at that entry.  With ``create_graph``
+    (called while recording) the gradients are computed by recorded op calls where the op has
+    a recorded rule (see higher_order.py), so they can be differentiated again.
     """
     heads = _as_list(heads, "heads")
     head_grads = _as_list(head_grads, "head_grads")
@@ -153,7 +158,7 @@ def _run(heads, head_grads, wanted, train_mode: bool, retain_graph: bool) -> dic
         add_term(h._ag, g)
     for node in reversed(nodes):
         if needs[id(node)]:
-            _backward_node(node, grads, add_term, wanted, needs, train_mode)
+            _backward_node(node, grads, add_term, wanted, needs, train_mode, create_graph)
     if not retain_graph:
         for node in nodes:
             node.free()
@@ -163,12 +168,62 @@ def _run(heads, head_grads, wanted, train_mode: bool, retain_graph: bool) -> dic
     return grads
 
 
-def _backward_node(node, grads, add_term, wanted, needs, train_mode) -> None:
+def _sum_recorded(terms: list) -> NDArray:
+    """The sum of gradient terms as recorded additions (create_graph)."""
+    total = terms[0]
+    for t in terms[1:]:
+        total = total + t
+    return total
+
+
+def _link(node, ogs: list, pairs: list) -> None:
+    """Put gradients computed by kernels into the graph (create_graph through an op without a
+    recorded rule).  The input gradient of a linear op (LINEAR_OPS) is linked to the output
+    gradient by a node whose own gradient is the op; any other gradient by a node that refuses
+    to be differentiated, as MXNet's ``_backward_<op>`` nodes without FGradient do."""
+    from .higher_order import LINEAR_OPS, LinearBackward, NonDifferentiable
+
+    args, outs = node.inputs, node.outputs
+    linear = node.prop.op_name in LINEAR_OPS and len(outs) == 1
+    rest = []
+    for k, g in pairs:
+        if g._ag is not None:
+            continue
+        if linear and k == 0:
+            if ogs[0]._ag is not None:
+                _add_node(LinearBackward(node), node, [ogs[0]], [g])
+        else:
+            rest.append(g)
+    sources = ogs + list(args) + list(outs)
+    if rest and any(a._ag is not None for a in sources):
+        _add_node(NonDifferentiable(node.prop.op_name), node, sources, rest)
+
+
+def _add_node(prop, node, sources: list, outputs: list) -> None:
+    link = Node(prop, node.ctx, sources, [a._ag for a in sources], [], outputs, node.is_train)
+    for k, g in enumerate(outputs):
+        g._ag = Entry(link, k)
+    state.current_tape().append(link)
+
+
+def _backward_node(node, grads, add_term, wanted, needs, train_mode, create_graph=False) -> None:
     prop, ctx = node.prop, node.ctx
     outs, args = node.outputs, node.inputs
     terms = [grads.get(id(o._ag)) if o._ag is not None and o._ag.node is node else None for o in outs]
     if all(t is None for t in terms):
         return  # no gradient reached this node's outputs
+    if getattr(prop, "nondifferentiable", False):
+        raise MXAsyncError(f"autograd: Operator {prop.op_name} is non-differentiable: the gradient was computed "
+                           f"with create_graph=True through {prop.op_name[len('_backward_'):]}, which has no "
+                           "recorded gradient rule (higher-order gradients cover the ops listed in "
+                           "docs/autograd.md)")
+    if hasattr(prop, "apply_forward"):  # the backward of a linear op: its gradient is the op
+        t = terms[0]
+        add_term(node.in_ag[0], prop.apply_forward(_sum_recorded(t[1])))
+        return
+    if create_graph:
+        _backward_recorded(node, terms, add_term, wanted, needs, train_mode)
+        return
     graph_backward = getattr(prop, "backward_graph", None)
     if graph_backward is not None:  # a whole graph on the tape (a hybridized block): it pushes its own backward
         want = [e is not None and (wanted(e) or (e.node is not None and needs.get(id(e.node), False)))
@@ -234,6 +289,38 @@ def _backward_node(node, grads, add_term, wanted, needs, train_mode) -> None:
     _push(run, ctx, reads, writes, f"{prop.op_name}_backward", size)
 
 
+def _backward_recorded(node, terms, add_term, wanted, needs, train_mode) -> None:
+    """create_graph: the node's backward as recorded op calls when its op has a rule, else its
+    kernel backward linked to the graph by a node that refuses a further derivative."""
+    from .higher_order import rule_for
+
+    prop, outs, args = node.prop, node.outputs, node.inputs
+    rule = None if getattr(prop, "backward_graph", None) is not None or hasattr(prop, "function") \
+        else rule_for(prop)
+    ogs = [_sum_recorded(t[1]) if t is not None else zeros(o.shape, o.context, o.dtype)
+           for t, o in zip(terms, outs, strict=True)]
+    res = rule(prop, ogs, list(args), list(outs)) if rule is not None else None
+    if res is None:  # the kernels compute the gradient; it joins the graph without a derivative of its own
+        got: list = []
+        index = {id(e): k for k, e in enumerate(node.in_ag) if e is not None}
+
+        def collect(e, g):
+            got.append((index.get(id(e)), g))
+            add_term(e, g)
+
+        fixed = {id(o._ag): (o._ag, [g]) for o, g in zip(outs, ogs, strict=True)}
+        _backward_node(node, fixed, collect, wanted, needs, train_mode)
+        _link(node, ogs, got)
+        return
+    for x, e, g in zip(args, node.in_ag, res, strict=True):
+        if g is None or e is None or not (wanted(e) or (e.node is not None and needs.get(id(e.node), False))):
+            continue
+        if g.shape != x.shape:
+            raise MXAsyncError(f"autograd: the recorded gradient of {prop.label} has shape {g.shape} for an "
+                               f"input of shape {x.shape}")
+        add_term(e, g)
+
+
 def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: bool = True) -> None:  # noqa: FBT001, FBT002
     """Compute the gradients of ``heads`` into the ``.grad`` of the variables they depend on.
 
@@ -250,23 +337,33 @@ def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: boo
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph: bool = False,  # noqa: FBT001, FBT002
          train_mode: bool = True) -> list:  # noqa: FBT001, FBT002
-    """The gradients of ``heads`` with respect to ``variables``, as new arrays; ``.grad`` is not touched."""
-    if create_graph:
-        raise MXAsyncError("autograd.grad: create_graph=True (higher-order gradients) is not supported by mxasync")
+    """The gradients of ``heads`` with respect to ``variables``, as new arrays; ``.grad`` is not touched.
+
+    With ``create_graph=True`` the gradient computation is recorded, so the results can be
+    differentiated again (``retain_graph`` then defaults to True, as in MXNet).
+    """
     single = isinstance(variables, NDArray)
     variables = _as_list(variables, "variables")
     for k, v in enumerate(variables):
         if v._ag is None:
             raise MXAsyncError(f"autograd.grad: variables[{k}] is not in a computational graph "
                                "(call attach_grad() on it before recording)")
+    if retain_graph is None:
+        retain_graph = create_graph
     ids = {id(v._ag) for v in variables}
-    grads = _run(heads, head_grads, lambda e: id(e) in ids, train_mode, bool(retain_graph))
     out = []
-    for v in variables:
-        entry = grads.get(id(v._ag))
-        if entry is None:
-            out.append(zeros(v.shape, v.context, v.dtype))
-        else:
+    with state._scope(True, train_mode) if create_graph else nullcontext():
+        grads = _run(heads, head_grads, lambda e: id(e) in ids, train_mode, bool(retain_graph), create_graph)
+        for v in variables:
+            entry = grads.get(id(v._ag))
+            if entry is None:
+                out.append(zeros(v.shape, v.context, v.dtype))
+                continue
+            if create_graph:
+                total = _sum_recorded(entry[1])
+                if total._ag is not None and all(total is not o for o in out):
+                    out.append(total)  # in the graph: differentiable again
+                    continue
             target = _empty(v.shape, v.dtype, v.context, op_output=True)
             _store(target, entry[1], OpReqType.WRITE_TO)
             out.append(target)
