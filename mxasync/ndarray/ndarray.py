@@ -143,17 +143,17 @@ class NDArray:
     # -- sync points ------------------------------------------------------
     def wait_to_read(self) -> None:
         """Block until every pending write to this array finished; raise its error, once."""
-        _engine().wait_for_var(self._chunk.var)
+        _engine().wait_to_read(self._chunk.var)
 
     def wait_to_write(self) -> None:
         """Block until every pending read and write of this array finished."""
-        _engine().wait_for_var(self._chunk.var, for_write=True)
+        _engine().wait_for_var(self._chunk.var)
 
     async def wait_to_read_async(self) -> None:
-        await _engine().wait_for_var_async(self._chunk.var)
+        await _engine().wait_to_read_async(self._chunk.var)
 
     async def wait_to_write_async(self) -> None:
-        await _engine().wait_for_var_async(self._chunk.var, for_write=True)
+        await _engine().wait_for_var_async(self._chunk.var)
 
     def __await__(self):
         async def ready():

@@ -36,8 +36,8 @@ class VarHandle:
     """A versioned future.
 
     ``version`` counts the writes that have completed.  ``await var`` returns once
-    every write pushed so far has finished (the reads need not have), and raises
-    the error of a failed writer, once.
+    every op pushed so far that reads or writes it has finished (MXNet's
+    WaitForVar), and raises the error of a failed writer, once.
 
     >>> import mxasync as mx
     >>> eng = mx.engine.get()

@@ -1,7 +1,9 @@
-"""Waiting on the engine: ``wait_for_var``, ``wait_for_all``, their awaitable twins, and errors.
+"""Waiting on the engine: ``wait_for_var``, ``wait_to_read``, ``wait_for_all``, their awaitable twins, and errors.
 
-A wait is itself a tiny marker op queued on the var like any reader (or
-writer, ``for_write``), so it orders exactly like the ops it waits for.  Sync
+``wait_for_var`` (and ``await var``) waits for every op pushed so far that reads
+or writes the var, as MXNet's WaitForVar; ``wait_to_read`` for the writes only.
+A wait is itself a tiny marker op queued on the var like any writer (or reader,
+for ``wait_to_read``), so it orders exactly like the ops it waits for.  Sync
 waits block on a lock; async waits resolve a future on the caller's own loop.
 A wait about to block inside a running op that it needs raises instead (see
 :mod:`.reentry`).
@@ -107,9 +109,10 @@ class WaitMixin:
         var._queue.append((op, for_write))
         return op
 
-    def wait_for_var(self, var: VarHandle, *, for_write: bool = False) -> None:
-        """Block until every write pushed so far on ``var`` finished (and every read, ``for_write``).
+    def wait_for_var(self, var: VarHandle, *, for_write: bool = True) -> None:
+        """Block until every op pushed so far that reads or writes ``var`` finished (MXNet's WaitForVar).
 
+        ``for_write=False`` waits for the writes only, as :meth:`wait_to_read`.
         Raises the error of a failed writer, once.
         """
         self._flush_bulk()
@@ -125,8 +128,8 @@ class WaitMixin:
             self._host_sync(var, for_write)
         self._raise_var_error(var)
 
-    async def wait_for_var_async(self, var: VarHandle, *, for_write: bool = False) -> None:
-        """Awaitable :meth:`wait_for_var`; the caller's event loop keeps running meanwhile."""
+    async def wait_for_var_async(self, var: VarHandle, *, for_write: bool = True) -> None:
+        """Awaitable :meth:`wait_for_var` (``await var``); the caller's event loop keeps running meanwhile."""
         self._flush_bulk()
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
@@ -138,6 +141,15 @@ class WaitMixin:
         if var._event is not None or (for_write and var._read_events):
             await asyncio.to_thread(self._host_sync, var, for_write)
         self._raise_var_error(var)
+
+    def wait_to_read(self, var: VarHandle) -> None:
+        """Block until every write pushed so far on ``var`` finished; reads may still be running
+        (NDArray's ``wait_to_read`` and ``asnumpy``).  Raises the error of a failed writer, once."""
+        self.wait_for_var(var, for_write=False)
+
+    async def wait_to_read_async(self, var: VarHandle) -> None:
+        """Awaitable :meth:`wait_to_read`."""
+        await self.wait_for_var_async(var, for_write=False)
 
     def _raise_var_error(self, var: VarHandle) -> None:
         err = var._err

@@ -139,7 +139,7 @@ def test_readers_run_concurrently_writers_serialize(threaded):
     assert writers >= 1.0
 
 
-def test_wait_for_var_skips_pending_readers_but_wait_for_all_does_not(threaded):
+def test_wait_to_read_skips_pending_readers_but_wait_for_all_does_not(threaded):
     eng = threaded
     v = eng.new_variable()
     release = threading.Event()
@@ -155,7 +155,7 @@ def test_wait_for_var_skips_pending_readers_but_wait_for_all_does_not(threaded):
 
     eng.push_sync(lambda r: finished.append("writer"), CPU, [], [v], inline=True)
     eng.push_async(slow_reader, CPU, [v], [])
-    eng.wait_for_var(v)  # returns although the reader is still running
+    eng.wait_to_read(v)  # returns although the reader is still running
     assert finished == ["writer"]
     done = threading.Event()
     t = threading.Thread(target=lambda: (eng.wait_for_all(), done.set()))
@@ -164,11 +164,11 @@ def test_wait_for_var_skips_pending_readers_but_wait_for_all_does_not(threaded):
     release.set()
     assert done.wait(5)
     assert finished == ["writer", "reader"]
-    # wait_for_var(for_write=True) (wait_to_write) waits for readers too
+    # wait_for_var (NDArray's wait_to_write) waits for readers too
     release.clear()
     eng.push_async(slow_reader, CPU, [v], [])
     threading.Timer(0.1, release.set).start()
-    eng.wait_for_var(v, for_write=True)
+    eng.wait_for_var(v)
     assert finished[-1] == "reader"
 
 
@@ -314,5 +314,5 @@ def test_last_op_is_sole_reader(threaded):
     assert started.wait(5)
     assert v.last_op_is_sole_reader()  # a single granted read
     gate.set()
-    threaded.wait_for_var(v, for_write=True)
+    threaded.wait_for_var(v)
     assert not v.pending

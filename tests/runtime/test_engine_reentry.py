@@ -73,9 +73,38 @@ def test_waits_that_need_not_block_still_work_inside_an_op(engine):
     engine.wait_for_var(a)
     seen: list = []
     for inline in (True, False):
-        engine.push_sync(lambda r: _catching(seen, lambda: engine.wait_for_var(a)), CPU, [a], [v], inline=inline)
+        engine.push_sync(lambda r: _catching(seen, lambda: engine.wait_to_read(a)), CPU, [a], [v], inline=inline)
     engine.wait_for_var(v)
     assert seen == ["returned", "returned"]
+
+
+@pytest.mark.parametrize("inline", [True, False], ids=["inline", "pool"])
+def test_wait_for_var_on_an_input_inside_the_op_raises(engine, inline):
+    """wait_for_var waits for the reads too, so an op waiting for a var it reads would wait for itself."""
+    a, v = engine.new_variable(), engine.new_variable()
+    seen: list = []
+    engine.push_sync(lambda r: _catching(seen, lambda: engine.wait_for_var(a)), CPU, [a], [v],
+                     name="waits_for_its_input", inline=inline)
+    engine.wait_for_var(v)
+    assert len(seen) == 1 and "inside a running engine op ('waits_for_its_input')" in seen[0], seen
+    assert not a.pending  # the withdrawn wait left nothing queued on the input
+
+
+def test_coroutine_op_awaiting_its_input_raises(engine):
+    a, v = engine.new_variable(), engine.new_variable()
+    seen: list = []
+
+    async def coro_reads(rctx):
+        try:
+            await a
+        except mx.MXNetError as exc:
+            seen.append(str(exc))
+        else:
+            seen.append("returned")
+
+    engine.push_async(coro_reads, CPU, [a], [v], name="awaits_its_input")
+    engine.wait_for_var(v)
+    assert len(seen) == 1 and "inside a running engine op ('awaits_its_input')" in seen[0], seen
 
 
 def test_callback_op_waiting_for_its_own_output_raises(engine):
