@@ -13,7 +13,7 @@ import threading
 import time
 
 from .op_block import _Op
-from .threads import WorkerPool, limit_blas_threads
+from .threads import WorkerPool
 
 __all__ = ["PlacementMixin"]
 
@@ -81,11 +81,9 @@ class PlacementMixin:
         if pool is None:
             with self._pool_lock:
                 if self._pool is None:
-                    # BLAS threads and the GIL switch interval are process-wide: they would change the user's
-                    # own numpy code too, so the engine leaves them alone unless asked (see docs/architecture.md)
-                    blas = os.environ.get("MXASYNC_BLAS_THREADS")
-                    if blas:
-                        limit_blas_threads(int(blas))
+                    # The GIL switch interval is process-wide: the engine leaves it alone unless asked (see
+                    # docs/architecture.md).  BLAS threads are never touched: the engine's GEMMs run on its own
+                    # BLAS instance (mxasync.backends.numpy.blas), whose count is the engine's alone.
                     interval = os.environ.get("MXASYNC_SWITCH_INTERVAL_US")
                     if interval and float(interval) * 1e-6 < sys.getswitchinterval():
                         sys.setswitchinterval(float(interval) * 1e-6)

@@ -15,7 +15,7 @@ import threading
 
 from ..base import env_int
 
-__all__ = ["WorkerPool", "EngineLoop", "cpu_count", "limit_blas_threads"]
+__all__ = ["WorkerPool", "EngineLoop", "cpu_count"]
 
 
 def cpu_count() -> int:
@@ -23,24 +23,6 @@ def cpu_count() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         return os.cpu_count() or 1
-
-
-_blas_limiter = None
-
-
-def limit_blas_threads(n: int) -> None:
-    """Cap the BLAS thread count for the whole process.
-
-    On a 2-core machine two engine workers with one BLAS thread each beat one
-    worker with two BLAS threads (187 vs 132 GFLOP/s on a 128x784x512 GEMM), so
-    the engine owns this choice instead of leaving it to OpenBLAS.
-    """
-    global _blas_limiter
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
-        return
-    _blas_limiter = threadpool_limits(limits=n, user_api="blas")
 
 
 class WorkerPool:

@@ -89,21 +89,19 @@ def _finite(text: str) -> float:
 
 @contextlib.contextmanager
 def _training_threads():
-    """While this command trains: one BLAS thread per engine worker and a 0.5 ms GIL switch interval.
+    """While this command trains: a 0.5 ms GIL switch interval, so a worker that finishes a
+    kernel gets the GIL back promptly.
 
-    Both settings are process-wide, so the library never makes them (they would change the
-    user's own numpy code); this command owns its process and restores both when it ends.
-    ``MXASYNC_BLAS_THREADS`` / ``MXASYNC_SWITCH_INTERVAL_US`` override the values.
+    The setting is process-wide, so the library never makes it (it would change the user's own
+    threads); this command owns its process and restores it when it ends.
+    ``MXASYNC_SWITCH_INTERVAL_US`` overrides the value.  BLAS threads need no setting: the
+    engine's GEMMs run on its own BLAS (see ``mxasync.backends.numpy.blas``).
     """
-    from threadpoolctl import threadpool_limits
-
-    blas = int(os.environ.get("MXASYNC_BLAS_THREADS") or 1)
     interval = float(os.environ.get("MXASYNC_SWITCH_INTERVAL_US") or 500) * 1e-6
     previous = sys.getswitchinterval()
     sys.setswitchinterval(min(interval, previous))
     try:
-        with threadpool_limits(limits=blas, user_api="blas"):
-            yield
+        yield
     finally:
         sys.setswitchinterval(previous)
 

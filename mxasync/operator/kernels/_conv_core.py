@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy
 
-from ._util import Array, Shape, out_view, pad_spatial, prod
+from ._util import Array, Shape, matmul_for, out_view, pad_spatial, prod
 from .im2col import col2im_nd, conv_out_size, im2col_nd
 
 # Column bytes per chunk on numpy (measured on a 32 MiB-L3 EPYC: 8-16 MiB is the sweet spot).
@@ -50,7 +50,7 @@ def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, di
         if buf is None:
             buf = xp.empty((hi - lo, c) + kernel + osp, dtype=x.dtype)
         cols = im2col_nd(xp, xpad[lo:hi], kernel, stride, dilate, zero, out=buf[: hi - lo])
-        xp.matmul(w_g, cols.reshape(hi - lo, g, ckg, p), out=out[lo:hi])
+        matmul_for(xp)(w_g, cols.reshape(hi - lo, g, ckg, p), out=out[lo:hi])
     return into if into is not None else out.reshape((n, g * fg) + osp)
 
 
@@ -88,7 +88,7 @@ def conv_backward_data(
         into, dx = None, xp.empty((n, c) + tuple(in_spatial), dtype=dy.dtype)
     w_t = xp.ascontiguousarray(w_g.transpose(0, 2, 1))
     for lo, hi in batch_chunks(xp, n, g * ckg * p * dy.itemsize):
-        dcols = xp.matmul(w_t, dy[lo:hi].reshape(hi - lo, g, fg, p))
+        dcols = matmul_for(xp)(w_t, dy[lo:hi].reshape(hi - lo, g, fg, p))
         dcols = dcols.reshape((hi - lo, c) + kernel + osp)
         dx[lo:hi] = col2im_nd(xp, dcols, in_spatial, kernel, stride, dilate, pad)
     return into if into is not None else dx
@@ -138,5 +138,5 @@ def _weight_part(xp: Any, dy: Array, cols: Array, groups: int) -> Array:
     transposed copies here)."""
     b = cols.shape[0]
     dyc = dy.reshape(b, groups, dy.shape[1] // groups, cols.shape[3])
-    part = xp.matmul(dyc, cols.transpose(0, 1, 3, 2))
+    part = matmul_for(xp)(dyc, cols.transpose(0, 1, 3, 2))
     return part.sum(axis=0) if b > 1 else part[0]

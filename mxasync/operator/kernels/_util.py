@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy
 
+from ...backends.numpy.blas import matmul as _engine_matmul
+
 Array = Any  # numpy.ndarray or cupy.ndarray
 Shape = tuple[int, ...]
 
@@ -85,6 +87,11 @@ def window_slices(offsets: Sequence[int], dilate: Sequence[int], stride: Sequenc
     return tuple(
         slice(o * d, o * d + s * (n - 1) + 1, s) for o, d, s, n in zip(offsets, dilate, stride, out, strict=True)
     )
+
+
+def matmul_for(xp: Any):
+    """The ``matmul`` to call for big GEMMs: the engine's own BLAS on numpy, ``xp.matmul`` elsewhere."""
+    return _engine_matmul if xp is numpy else xp.matmul
 
 
 def erf(xp: Any, x: Array) -> Array:

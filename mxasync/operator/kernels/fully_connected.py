@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._util import Array, out_view
+from ._util import Array, matmul_for, out_view
 
 
 def _as2d(data: Array, flatten: bool) -> Array:
@@ -38,10 +38,10 @@ def fully_connected(
     shape = (data.shape[0], weight.shape[0]) if flatten else data.shape[:-1] + (weight.shape[0],)
     o2 = out_view(out, (x2.shape[0], weight.shape[0]), xp.result_type(x2, weight))
     if o2 is None:
-        o2 = x2 @ weight.T
+        o2 = matmul_for(xp)(x2, weight.T)
         out = o2.reshape(shape)
     else:
-        xp.matmul(x2, weight.T, out=o2)
+        matmul_for(xp)(x2, weight.T, out=o2)
     if not no_bias and bias is not None:
         o2 += bias
     return out
@@ -84,6 +84,6 @@ def _mm(xp: Any, a: Array, b: Array, into: Array | None, shape: tuple) -> Array:
     """``a @ b`` shaped ``shape``: written into ``into`` (and that returned) when it fits."""
     t = out_view(into, (a.shape[0], b.shape[1]), xp.result_type(a, b))
     if t is None:
-        return (a @ b).reshape(shape)
-    xp.matmul(a, b, out=t)
+        return matmul_for(xp)(a, b).reshape(shape)
+    matmul_for(xp)(a, b, out=t)
     return into

@@ -19,6 +19,7 @@ from ..params import Field, OpParam
 
 # the kernels package re-exports functions under its modules' names: bind the modules
 fck = import_module("..kernels.fully_connected", __package__)
+_matmul_for = import_module("..kernels._util", __package__).matmul_for
 
 __all__: list[str] = []
 
@@ -124,6 +125,8 @@ class _DotProperty(FunctionalProperty):
 def _dot_fwd(xp, p, a, b):
     a2 = xp.transpose(a) if p.transpose_a else a
     b2 = xp.transpose(b) if p.transpose_b else b
+    if a2.ndim == 2 and b2.ndim == 2:
+        return _matmul_for(xp)(a2, b2)
     y = xp.tensordot(a2, b2, axes=1)
     return y.reshape(1) if y.ndim == 0 else y
 
@@ -134,6 +137,10 @@ def _dot_bwd(xp, p, og, ins, outs):
     b2 = xp.transpose(b) if p.transpose_b else b
     g = og[0].reshape(a2.shape[:-1] + b2.shape[1:])
     na, nb = a2.ndim - 1, b2.ndim - 1
+    if na == 1 and nb == 1:
+        mm = _matmul_for(xp)
+        ga2, gb2 = mm(g, b2.T), mm(a2.T, g)
+        return [xp.transpose(ga2) if p.transpose_a else ga2, xp.transpose(gb2) if p.transpose_b else gb2]
     ga2 = xp.tensordot(g, b2, axes=(tuple(range(na, na + nb)), tuple(range(1, nb + 1))))
     gb2 = xp.tensordot(a2, g, axes=(tuple(range(na)), tuple(range(na))))
     return [xp.transpose(ga2) if p.transpose_a else ga2, xp.transpose(gb2) if p.transpose_b else gb2]
@@ -144,15 +151,16 @@ defop("dot", param=DotParam, base=_DotProperty, arguments=("lhs", "rhs"), deps="
 
 
 def _bdot_fwd(xp, p, a, b):
-    return xp.matmul(_t(a, p.transpose_a, True), _t(b, p.transpose_b, True))
+    return _matmul_for(xp)(_t(a, p.transpose_a, True), _t(b, p.transpose_b, True))
 
 
 def _bdot_bwd(xp, p, og, ins, outs):
     a, b = ins
     g = og[0]
     a2, b2 = _t(a, p.transpose_a, True), _t(b, p.transpose_b, True)
-    ga2 = xp.matmul(g, b2.swapaxes(-1, -2))
-    gb2 = xp.matmul(a2.swapaxes(-1, -2), g)
+    mm = _matmul_for(xp)
+    ga2 = mm(g, b2.swapaxes(-1, -2))
+    gb2 = mm(a2.swapaxes(-1, -2), g)
     return [_t(ga2, p.transpose_a, True), _t(gb2, p.transpose_b, True)]
 
 

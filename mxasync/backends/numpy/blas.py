@@ -1,0 +1,237 @@
+"""The engine's own BLAS: a private OpenBLAS instance for the numpy backend's big GEMMs.
+
+numpy's OpenBLAS is process-wide: its thread count is the user's numpy's too, so the
+engine may not change it, and two engine workers each running a multithreaded GEMM on it
+at once fall off a cliff (two 128x784x512 GEMMs take 80 ms together against 1 ms alone on
+2 cores: the two callers fight over one thread pool).  So the engine loads a second
+OpenBLAS (the ``scipy-openblas32`` wheel, whose symbols are prefixed and so never clash
+with numpy's) and owns it outright:
+
+* its thread count is the engine's choice (every core by default, ``MXASYNC_BLAS_THREADS``
+  to change it), set once on this instance only: the user's numpy keeps its own;
+* one GEMM at a time runs on it (a lock), with the cores nothing else wants: a training
+  step is mostly a chain, so the op that is ready gets the whole machine, as MXNet and
+  PyTorch give it; when other threads are runnable (the engine's other workers, the user's
+  code, other processes) the GEMM takes fewer threads, down to one, because a BLAS call is
+  as slow as its slowest thread and a thread that waits for a core stalls the whole call
+  (on 2 busy cores a 2-thread GEMM measured 6-20x slower than a 1-thread one).  The count
+  of runnable threads is the kernel's (``/proc/loadavg``), read at most every 20 ms.
+
+GEMMs below :data:`MIN_WORK` multiply-adds stay on numpy (OpenBLAS runs those on one
+thread anyway, and a ctypes call costs ~2 µs); so does everything when the wheel is
+missing, when dtypes are not float32/float64, or when a layout cannot be passed to BLAS
+without a copy.
+
+>>> import numpy as np
+>>> a = np.arange(6, dtype=np.float32).reshape(2, 3)
+>>> matmul(a, a.T).tolist()
+[[5.0, 14.0], [14.0, 50.0]]
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+import time
+
+import numpy
+
+from ...base import env_int
+
+__all__ = ["matmul", "available", "threads", "MIN_WORK"]
+
+#: GEMMs with fewer multiply-adds than this run on numpy (OpenBLAS's own single-thread line).
+MIN_WORK = 1 << 18
+
+_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
+_INT_MAX = (1 << 31) - 1
+
+_lib = None
+_gemm: dict = {}
+_gemm_batch: dict = {}
+_threads = 0
+_now_threads = 0
+_pressure_at = -1.0
+_pressure = 0
+_loaded = False
+_load_lock = threading.Lock()
+_run_lock = threading.Lock()
+
+
+def _dlopen_quiet(path: str):
+    """Load the library with its pool threads sleeping as soon as a GEMM ends.
+
+    OpenBLAS's pool threads spin for ~0.1 s after each call by default; on a machine with
+    other work (our other worker, the user's numpy, other processes) the spinning threads
+    starve whoever has real work (a 0.75 ms GEMM measured 26 ms).  The library reads the
+    timeout from the environment while it loads, so it is set for that moment only.
+    """
+    key = "OPENBLAS_THREAD_TIMEOUT"
+    old = os.environ.get(key)
+    if old is None:
+        os.environ[key] = "4"  # OpenBLAS's minimum: 2**4 cycles
+    try:
+        return ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
+    finally:
+        if old is None:
+            os.environ.pop(key, None)
+
+
+def _load() -> None:
+    global _lib, _threads, _loaded
+    with _load_lock:
+        if _loaded:
+            return
+        try:
+            import scipy_openblas32 as wheel
+
+            path = os.path.join(wheel.get_lib_dir(), wheel.get_library(fullname=True))
+            lib = _dlopen_quiet(path)
+            prefix = "scipy_"
+            set_threads = getattr(lib, prefix + "openblas_set_num_threads")
+        except (ImportError, OSError, AttributeError, IndexError):  # no private BLAS: numpy does it all
+            _loaded = True
+            return
+        from ...runtime.threads import cpu_count
+
+        n = max(1, env_int(cpu_count(), "MXASYNC_BLAS_THREADS"))
+        set_threads.argtypes = [ctypes.c_int]
+        vp, ci = ctypes.c_void_p, ctypes.c_int
+        for dtype, name, scalar in ((numpy.float32, "sgemm", ctypes.c_float),
+                                    (numpy.float64, "dgemm", ctypes.c_double)):
+            fn = getattr(lib, f"{prefix}cblas_{name}")
+            fn.argtypes = [ci, ci, ci, ci, ci, ci, scalar, vp, ci, vp, ci, scalar, vp, ci]
+            fn.restype = None
+            _gemm[numpy.dtype(dtype)] = fn
+            fb = getattr(lib, f"{prefix}cblas_{name}_batch_strided", None)
+            if fb is not None:
+                fb.argtypes = [ci, ci, ci, ci, ci, ci, scalar, vp, ci, ci, vp, ci, ci, scalar, vp, ci, ci, ci]
+                fb.restype = None
+                _gemm_batch[numpy.dtype(dtype)] = fb
+        _lib, _threads, _loaded = lib, n, True
+        _set_threads(n)
+
+
+def _runnable_elsewhere() -> int:
+    """Threads runnable on the machine besides the caller, sampled at most every 20 ms (0 if unknown)."""
+    global _pressure_at, _pressure
+    now = time.monotonic()
+    if now - _pressure_at > 0.02:
+        _pressure_at = now
+        try:
+            with open("/proc/loadavg", "rb") as fh:
+                _pressure = max(0, int(fh.read().split()[3].split(b"/")[0]) - 1)
+        except (OSError, ValueError, IndexError):  # not Linux: trust the configured count
+            _pressure = 0
+    return _pressure
+
+
+def _threads_for_call() -> int:
+    return max(1, _threads - _runnable_elsewhere())
+
+
+def _set_threads(n: int) -> None:
+    global _now_threads
+    _lib.scipy_openblas_set_num_threads(n)
+    _now_threads = n
+
+
+def available() -> bool:
+    """Whether the private BLAS is loaded (it loads on first use)."""
+    if not _loaded:
+        _load()
+    return _lib is not None
+
+
+def threads() -> int:
+    """Threads one GEMM gets on the private BLAS (0 when it is not available)."""
+    return _threads if available() else 0
+
+
+def _operand(shape, strides, size):
+    """``(transpose flag, leading dimension)`` of a matrix BLAS can read as is, else None."""
+    (r, c), (s0, s1) = shape, strides
+    if s1 == size and s0 >= max(1, c) * size and s0 % size == 0:
+        return _NO_TRANS, s0 // size
+    if s0 == size and s1 >= max(1, r) * size and s1 % size == 0:
+        return _TRANS, s1 // size
+    return None
+
+
+def _batch_stride(shape, strides, size):
+    """The one element stride that walks every batch dim in order, or None (0 for a broadcast operand)."""
+    stride = None
+    for n, st in zip(reversed(shape), reversed(strides), strict=True):
+        if n == 1:
+            continue
+        if stride is None:
+            stride, span = st, n
+        elif st != stride * span:
+            return None
+        else:
+            span *= n
+    if stride is None:
+        return 0
+    return stride // size if stride % size == 0 and stride >= 0 else None
+
+
+def _numpy(a, b, out):
+    return numpy.matmul(a, b) if out is None else numpy.matmul(a, b, out=out)
+
+
+def matmul(a, b, out=None):
+    """``numpy.matmul(a, b, out=out)``, with big float GEMMs (batched too) on the engine's private BLAS."""
+    if a.ndim < 2 or b.ndim < 2 or a.dtype != b.dtype or a.shape[-1] != b.shape[-2]:
+        return _numpy(a, b, out)
+    (m, k), n = a.shape[-2:], b.shape[-1]
+    try:
+        batch = numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        return _numpy(a, b, out)  # numpy raises the error
+    count = 1
+    for d in batch:
+        count *= d
+    if count * m * n * k < MIN_WORK or max(m, n, k, count) > _INT_MAX:
+        return _numpy(a, b, out)
+    if not _loaded:
+        _load()
+    fn = (_gemm if count == 1 else _gemm_batch).get(a.dtype)
+    size = a.itemsize
+    la = _operand(a.shape[-2:], a.strides[-2:], size)
+    lb = _operand(b.shape[-2:], b.strides[-2:], size)
+    if fn is None or la is None or lb is None:
+        return _numpy(a, b, out)
+    shape = batch + (m, n)
+    if out is None:
+        c = numpy.empty(shape, dtype=a.dtype)
+    elif (out.shape == shape and out.dtype == a.dtype and out.flags.c_contiguous
+          and not numpy.may_share_memory(out, a) and not numpy.may_share_memory(out, b)):
+        c = out
+    else:
+        return _numpy(a, b, out)
+    if count > 1:
+        sa, sb = _stride_over(a, batch, size), _stride_over(b, batch, size)
+        if sa is None or sb is None:
+            return _numpy(a, b, out)
+    with _run_lock:  # one GEMM at a time on the private pool: two at once fight over its threads
+        nthreads = _threads_for_call()
+        if nthreads != _now_threads:
+            _set_threads(nthreads)
+        if count == 1:
+            fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, a.ctypes.data, la[1], b.ctypes.data, lb[1],
+               0.0, c.ctypes.data, n)
+        else:
+            fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, a.ctypes.data, la[1], sa, b.ctypes.data, lb[1], sb,
+               0.0, c.ctypes.data, n, m * n, count)
+    return c
+
+
+def _stride_over(x, batch, size):
+    """One element stride that walks ``x``'s matrices along the broadcast ``batch``, or None."""
+    own = x.shape[:-2]
+    if all(d == 1 for d in own):
+        return 0  # one matrix for every batch entry
+    if own != batch:
+        return None  # broadcast along some batch dims only: no single stride
+    return _batch_stride(own, x.strides[:-2], size)

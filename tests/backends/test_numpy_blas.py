@@ -1,0 +1,107 @@
+"""The engine's private BLAS (``mxasync.backends.numpy.blas``): numpy's results, its own thread count."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from mxasync.backends.numpy import blas
+
+rng = np.random.default_rng(7)
+
+
+def _rand(shape, dtype=np.float32):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+@pytest.fixture
+def through_blas(monkeypatch):
+    """Count the calls that fell back to numpy, so a test can insist on the BLAS path."""
+    fallbacks = []
+    original = blas._numpy
+    monkeypatch.setattr(blas, "_numpy", lambda a, b, out: (fallbacks.append((a.shape, b.shape)), original(a, b, out))[1])
+    return fallbacks
+
+
+needs_blas = pytest.mark.skipif(not blas.available(), reason="the scipy-openblas32 wheel is not installed")
+
+
+@needs_blas
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("a_shape,b_shape", [
+    ((128, 96), (96, 80)),             # plain 2-D
+    ((1, 20, 25), (16, 1, 25, 144)),   # convolution: one weight, a batch of column blocks
+    ((8, 30, 40), (8, 40, 50)),        # batch_dot
+    ((30, 40), (8, 40, 50)),           # broadcast lhs
+    ((8, 30, 40), (40, 50)),           # broadcast rhs
+    ((2, 3, 30, 40), (2, 3, 40, 50)),  # two batch dims
+])
+def test_matches_numpy_on_the_blas_path(dtype, a_shape, b_shape, through_blas):
+    a, b = _rand(a_shape, dtype), _rand(b_shape, dtype)
+    want = np.matmul(a, b)
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    for lhs in (a, np.swapaxes(np.swapaxes(a, -1, -2).copy(), -1, -2)):  # C order and transposed storage
+        got = blas.matmul(lhs, b)
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    out = np.full(want.shape, np.nan, dtype)
+    assert blas.matmul(a, b, out=out) is out
+    np.testing.assert_allclose(out, want, rtol=tol, atol=tol)
+    assert through_blas == []
+
+
+def test_what_blas_cannot_take_falls_back_to_numpy(through_blas):
+    a, b = _rand((64, 64)), _rand((64, 64))
+    cases = [
+        (a[:, ::2], b[::2]),                          # strided rows and columns
+        (a.astype(np.int64), b.astype(np.int64)),     # integers
+        (_rand((4, 4)), _rand((4, 4))),               # too small to be worth a call
+        (_rand((2, 1, 30, 40)), _rand((1, 3, 40, 50))),  # broadcast along one batch dim only
+        (a.astype(np.float16), b.astype(np.float16)),
+    ]
+    for x, y in cases:
+        np.testing.assert_allclose(blas.matmul(x, y), np.matmul(x, y), rtol=1e-3, atol=1e-2)
+    assert len(through_blas) == len(cases)
+    with pytest.raises(ValueError):
+        blas.matmul(_rand((64, 30)), _rand((40, 64)))  # numpy's own shape error
+
+
+@needs_blas
+def test_out_overlapping_an_input_is_still_right():
+    a = _rand((96, 96))
+    want = a @ a
+    blas.matmul(a, a, out=a)
+    np.testing.assert_allclose(a, want, rtol=1e-4, atol=1e-4)
+
+
+@needs_blas
+def test_threads_follow_the_machine_and_leave_numpys_alone(monkeypatch):
+    import threadpoolctl
+
+    numpy_libs = {i["filepath"]: i["num_threads"] for i in threadpoolctl.threadpool_info()}
+    blas.matmul(_rand((256, 256)), _rand((256, 256)))
+    monkeypatch.setattr(blas, "_runnable_elsewhere", lambda: 0)
+    assert blas._threads_for_call() == blas.threads()
+    monkeypatch.setattr(blas, "_runnable_elsewhere", lambda: 64)
+    assert blas._threads_for_call() == 1
+    after = {i["filepath"]: i["num_threads"] for i in threadpoolctl.threadpool_info()}
+    assert {k: after[k] for k in numpy_libs} == numpy_libs
+
+
+@needs_blas
+def test_concurrent_callers_each_get_their_own_product():
+    pairs = [(_rand((160, 120)), _rand((120, 140))) for _ in range(4)]
+    results = [None] * len(pairs)
+
+    def work(i):
+        for _ in range(10):
+            results[i] = blas.matmul(*pairs[i])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(pairs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for (a, b), got in zip(pairs, results, strict=True):
+        np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-4)
