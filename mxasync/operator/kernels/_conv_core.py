@@ -4,6 +4,10 @@ Weights are taken pre-grouped as ``w_g`` of shape ``(G, F/G, C/G * prod(kernel))
 one broadcasting matmul ``(G, Fg, CgK) @ (b, G, CgK, P)`` does every group of a
 batch chunk. On numpy the batch is cut into chunks whose column buffer stays near
 the L3 cache: that is faster than one huge im2col, and uses far less memory.
+A training forward may instead fill (chunk by chunk) one buffer for the whole batch and
+leave it in :data:`~._colstore.COLUMNS` for the weight gradient. The copies and sums
+around the GEMMs (im2col, col2im) are split over the numpy backend's kernel threads
+when big enough; the GEMMs go to the engine's BLAS (``matmul_for``).
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ from typing import Any
 
 import numpy
 
-from ._util import Array, Shape, matmul_for, out_view, pad_spatial, prod
+from ._colstore import COLUMNS
+from ._util import Array, Shape, matmul_for, out_view, pad_spatial, prod, split_rows
 from .im2col import col2im_nd, conv_out_size, im2col_nd
 
 # Column bytes per chunk on numpy (measured on a 32 MiB-L3 EPYC: 8-16 MiB is the sweet spot).
@@ -33,9 +38,26 @@ def out_spatial(insp: Sequence[int], kernel: Shape, stride: Shape, dilate: Shape
     )
 
 
+def _im2col_into(xp: Any, xpad: Array, kernel: Shape, stride: Shape, dilate: Shape, out: Array) -> Array:
+    zero = (0,) * len(kernel)
+    split_rows(xp, lambda b0, b1, c0, c1: im2col_nd(xp, xpad[b0:b1, c0:c1], kernel, stride, dilate, zero,
+                                                    out=out[b0:b1, c0:c1]),
+               out.shape[0], out.shape[1], out.size)
+    return out
+
+
+def col_geometry(x: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape) -> tuple:
+    """The key kept columns are filed under, beside their input array."""
+    return (tuple(x.shape), str(x.dtype), kernel, stride, dilate, pad)
+
+
 def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape,
-                 into: Array | None = None) -> Array:
-    """Grouped correlation of ``x`` (N, C, *S) with ``w_g`` -> (N, F, *out), in ``into`` when it fits."""
+                 into: Array | None = None, keep: bool = False) -> Array:
+    """Grouped correlation of ``x`` (N, C, *S) with ``w_g`` -> (N, F, *out), in ``into`` when it fits.
+
+    ``keep``: leave the columns for :func:`conv_backward_weight` (a training forward), when the
+    column budget has room.
+    """
     n, c = x.shape[:2]
     g, fg, ckg = w_g.shape
     osp = out_spatial(x.shape[2:], kernel, stride, dilate, pad)
@@ -44,13 +66,27 @@ def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, di
     out = out_view(into, (n, g, fg, p), x.dtype)
     if out is None:
         into, out = None, xp.empty((n, g, fg, p), dtype=x.dtype)
-    zero = (0,) * len(kernel)
+    whole = COLUMNS.take((n, c) + kernel + osp, x.dtype) if keep and xp is numpy and n and p else None
+    if not keep and xp is numpy:
+        # an inference forward on the same array: what an earlier training forward kept may be stale now
+        COLUMNS.drop(x, col_geometry(x, kernel, stride, dilate, pad))
     buf = None
-    for lo, hi in batch_chunks(xp, n, c * prod(kernel) * p * x.itemsize):
-        if buf is None:
-            buf = xp.empty((hi - lo, c) + kernel + osp, dtype=x.dtype)
-        cols = im2col_nd(xp, xpad[lo:hi], kernel, stride, dilate, zero, out=buf[: hi - lo])
-        matmul_for(xp)(w_g, cols.reshape(hi - lo, g, ckg, p), out=out[lo:hi])
+    try:
+        for lo, hi in batch_chunks(xp, n, c * prod(kernel) * p * x.itemsize):
+            if whole is not None:
+                part = whole[lo:hi]
+            else:
+                if buf is None:
+                    buf = xp.empty((hi - lo, c) + kernel + osp, dtype=x.dtype)
+                part = buf[: hi - lo]
+            cols = _im2col_into(xp, xpad[lo:hi], kernel, stride, dilate, part)
+            matmul_for(xp)(w_g, cols.reshape(hi - lo, g, ckg, p), out=out[lo:hi])
+    except BaseException:
+        if whole is not None:
+            COLUMNS.give_back(whole)
+        raise
+    if whole is not None:
+        COLUMNS.keep(x, col_geometry(x, kernel, stride, dilate, pad), whole)
     return into if into is not None else out.reshape((n, g * fg) + osp)
 
 
@@ -90,7 +126,12 @@ def conv_backward_data(
     for lo, hi in batch_chunks(xp, n, g * ckg * p * dy.itemsize):
         dcols = matmul_for(xp)(w_t, dy[lo:hi].reshape(hi - lo, g, fg, p))
         dcols = dcols.reshape((hi - lo, c) + kernel + osp)
-        dx[lo:hi] = col2im_nd(xp, dcols, in_spatial, kernel, stride, dilate, pad)
+        target = dx[lo:hi]
+
+        def back(b0, b1, c0, c1, dcols=dcols, target=target):
+            target[b0:b1, c0:c1] = col2im_nd(xp, dcols[b0:b1, c0:c1], in_spatial, kernel, stride, dilate, pad)
+
+        split_rows(xp, back, hi - lo, c, dcols.size)
     return into if into is not None else dx
 
 
@@ -105,23 +146,41 @@ def conv_backward_weight(
     pad: Shape,
     into: Array | None = None,
 ) -> Array:
-    """Gradient of :func:`conv_forward` w.r.t. ``w_g``: ``sum_n dy[n] @ cols[n]^T`` (in ``into`` when it fits)."""
-    n, c = x.shape[:2]
+    """Gradient of :func:`conv_forward` w.r.t. ``w_g``: ``sum_n dy[n] @ cols[n]^T`` (in ``into`` when it fits).
+
+    Uses the columns a training forward on this ``x`` kept, else recomputes them chunk by chunk.
+    """
+    c = x.shape[1]
     f = dy.shape[1]
-    osp = dy.shape[2:]
-    p = prod(osp)
     ckg = c // groups * prod(kernel)
-    xpad = pad_spatial(xp, x, pad, pad)
-    zero = (0,) * len(kernel)
+    kept = COLUMNS.pop(x, col_geometry(x, kernel, stride, dilate, pad)) if xp is numpy else None
     dw = out_view(into, (groups, f // groups, ckg), x.dtype)
     if dw is None:
         into, dw = None, xp.empty((groups, f // groups, ckg), dtype=x.dtype)
+    try:
+        _weight_sum(xp, x, dy, groups, kernel, stride, dilate, pad, kept, dw)
+    finally:
+        if kept is not None:
+            COLUMNS.give_back(kept)
+    return into if into is not None else dw
+
+
+def _weight_sum(xp: Any, x: Array, dy: Array, groups: int, kernel: Shape, stride: Shape, dilate: Shape,
+                pad: Shape, kept: Array | None, dw: Array) -> None:
+    n, c = x.shape[:2]
+    ckg = dw.shape[2]
+    osp = dy.shape[2:]
+    p = prod(osp)
+    xpad = pad_spatial(xp, x, pad, pad) if kept is None else None
     buf = None
     first = True
     for lo, hi in batch_chunks(xp, n, c * prod(kernel) * p * x.itemsize):
-        if buf is None:
-            buf = xp.empty((hi - lo, c) + kernel + osp, dtype=x.dtype)
-        cols = im2col_nd(xp, xpad[lo:hi], kernel, stride, dilate, zero, out=buf[: hi - lo])
+        if kept is not None:
+            cols = kept[lo:hi]
+        else:
+            if buf is None:
+                buf = xp.empty((hi - lo, c) + kernel + osp, dtype=x.dtype)
+            cols = _im2col_into(xp, xpad[lo:hi], kernel, stride, dilate, buf[: hi - lo])
         part = _weight_part(xp, dy[lo:hi], cols.reshape(hi - lo, groups, ckg, p), groups)
         if first:
             dw[...] = part
@@ -130,7 +189,6 @@ def conv_backward_weight(
             dw += part
     if first:  # an empty batch
         dw[...] = 0
-    return into if into is not None else dw
 
 
 def _weight_part(xp: Any, dy: Array, cols: Array, groups: int) -> Array:

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy
 
+from ...backends.numpy import parallel
 from ...backends.numpy.blas import matmul as _engine_matmul
 
 Array = Any  # numpy.ndarray or cupy.ndarray
@@ -92,6 +93,30 @@ def window_slices(offsets: Sequence[int], dilate: Sequence[int], stride: Sequenc
 def matmul_for(xp: Any):
     """The ``matmul`` to call for big GEMMs: the engine's own BLAS on numpy, ``xp.matmul`` elsewhere."""
     return _engine_matmul if xp is numpy else xp.matmul
+
+
+def split_rows(xp: Any, fn, n: int, c: int, elements: int) -> None:
+    """``fn(b0, b1, c0, c1)`` over batch x channel blocks, split over the numpy backend's kernel threads
+    when ``elements`` is big enough (by channel when there are enough channels, else by batch); one
+    call ``fn(0, n, 0, c)`` otherwise. ``fn`` must write disjoint outputs per block."""
+    if xp is not numpy or not parallel.worth_splitting(elements):
+        fn(0, n, 0, c)
+    elif c >= parallel.nthreads():
+        parallel.split(lambda lo, hi: fn(0, n, lo, hi), c)
+    else:
+        parallel.split(lambda lo, hi: fn(lo, hi, 0, c), n)
+
+
+def split_flat(xp: Any, fn, out: Array, *ins: Array) -> Array:
+    """``fn(xp, *ins, out=out)`` for an elementwise ``fn``, cut into flat ranges over the numpy backend's kernel
+    threads when big and every array is C-contiguous of ``out``'s size (one call otherwise)."""
+    if (xp is numpy and parallel.worth_splitting(out.size) and out.flags.c_contiguous
+            and all(a.size == out.size and a.flags.c_contiguous for a in ins)):
+        flat_out = out.reshape(-1)
+        flat_ins = [a.reshape(-1) for a in ins]
+        parallel.split(lambda lo, hi: fn(xp, *(a[lo:hi] for a in flat_ins), out=flat_out[lo:hi]), out.size)
+        return out
+    return fn(xp, *ins, out=out)
 
 
 def erf(xp: Any, x: Array) -> Array:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ._util import Array, erf, out_view, sum_to_shape
+from ._util import Array, erf, out_view, split_flat, sum_to_shape
 
 ACT_TYPES = ("relu", "sigmoid", "tanh", "softrelu", "softsign")
 LEAKY_TYPES = ("leaky", "prelu", "elu", "selu", "gelu")
@@ -27,14 +27,7 @@ def activation(xp: Any, data: Array, act_type: str, out: Array | None = None) ->
     """
     out = out_view(out, data.shape, data.dtype)
     if out is not None and act_type in ("relu", "sigmoid", "tanh"):
-        if act_type == "relu":
-            return xp.maximum(data, 0, out=out)
-        if act_type == "tanh":
-            return xp.tanh(data, out=out)
-        xp.negative(data, out=out)
-        xp.exp(out, out=out)
-        out += 1.0
-        return xp.reciprocal(out, out=out)
+        return split_flat(xp, _ACT_INTO[act_type], out, data)
     if act_type == "relu":
         return xp.maximum(data, 0)
     if act_type == "sigmoid":
@@ -49,13 +42,28 @@ def activation(xp: Any, data: Array, act_type: str, out: Array | None = None) ->
     raise ValueError(f"Activation: act_type must be one of {ACT_TYPES}, got {act_type!r}")
 
 
+def _sigmoid_into(xp, x, out):
+    xp.negative(x, out=out)
+    xp.exp(out, out=out)
+    out += 1.0
+    return xp.reciprocal(out, out=out)
+
+
+_ACT_INTO = {"relu": lambda xp, x, out: xp.maximum(x, 0, out=out), "sigmoid": _sigmoid_into,
+             "tanh": lambda xp, x, out: xp.tanh(x, out=out)}
+
+
+def _relu_grad_into(xp, g, y, out):
+    return xp.multiply(g, y > 0, out=out)
+
+
 def activation_backward(xp: Any, out_grad: Array, out: Array, act_type: str, into: Array | None = None) -> Array:
     """Gradient w.r.t. ``data`` from the forward output ``out``; relu's goes into ``into`` when it fits
     (``into`` may be ``out_grad`` itself)."""
     if act_type == "relu":
         into = out_view(into, out_grad.shape, out_grad.dtype)
         if into is not None and out.shape == out_grad.shape:
-            return xp.multiply(out_grad, out > 0, out=into)
+            return split_flat(xp, _relu_grad_into, into, out_grad, out)
         return out_grad * (out > 0)
     if act_type == "sigmoid":
         return out_grad * out * (1.0 - out)

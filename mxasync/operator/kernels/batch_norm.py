@@ -5,7 +5,8 @@ deviation* ``1/sqrt(var + eps)`` (the output MXNet names "var" holds invstd), an
 the moving statistics are not touched by the forward pass: MXNet updates them in
 the backward pass, with the biased batch variance; :func:`batch_norm_update_moving`
 does that update so the framework can place it. Statistics of float16 data are
-accumulated in float32, as MXNet's ``AccReal`` does.
+accumulated in float32, as MXNet's ``AccReal`` does. Channels are independent, so a big
+input is cut into channel blocks run on the numpy backend's kernel threads.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 import numpy
 
+from ...backends.numpy import parallel
 from ._util import Array
 
 
@@ -70,21 +72,49 @@ def batch_norm(
     """
     x3, _ = _as3d(data, axis)
     acc = _acc_dtype(xp, data.dtype)
+    c = x3.shape[1]
+    out3 = xp.empty(x3.shape, dtype=data.dtype)
+    mean, invstd = xp.empty(c, dtype=acc), xp.empty(c, dtype=acc)
+    stats = training and not use_global_stats
+
+    def block(c0, c1):
+        _forward_block(xp, x3[:, c0:c1], gamma[c0:c1], beta[c0:c1], moving_mean[c0:c1], moving_var[c0:c1], eps,
+                       fix_gamma, stats, acc, out3[:, c0:c1], mean[c0:c1], invstd[c0:c1])
+
+    by_channel(xp, block, c, x3.size)
+    return out3.reshape(data.shape), mean, invstd
+
+
+def by_channel(xp: Any, fn, c: int, elements: int) -> None:
+    """``fn(c0, c1)`` over channel blocks, split over the numpy backend's kernel threads when big."""
+    if xp is numpy and c > 1 and parallel.worth_splitting(elements):
+        parallel.split(fn, c)
+    else:
+        fn(0, c)
+
+
+def _forward_block(xp, x3, gamma, beta, moving_mean, moving_var, eps, fix_gamma, stats, acc, out3, mean_out,
+                   invstd_out) -> None:
     m = x3.shape[0] * x3.shape[2]
-    if training and not use_global_stats:
-        xa = x3.astype(acc, copy=False)
+    xa = x3.astype(acc, copy=False)
+    # the centred data is computed in the output itself when no cast is needed (one pass less)
+    d = out3 if out3.dtype == acc else xp.empty(x3.shape, dtype=acc)
+    if stats:
         mean = _csum(xa) / m
-        d = xa - _col(mean)
+        xp.subtract(xa, _col(mean), out=d)
         var = _csum(d * d) / m
     else:
         mean = moving_mean.astype(acc)
         var = moving_var.astype(acc)
-        d = x3.astype(acc, copy=False) - _col(mean)
+        xp.subtract(xa, _col(mean), out=d)
     invstd = 1.0 / xp.sqrt(var + eps)
     scale = invstd if fix_gamma else gamma.astype(acc) * invstd
     d *= _col(scale)
     d += _col(beta.astype(acc))
-    return d.astype(data.dtype, copy=False).reshape(data.shape), mean, invstd
+    if d is not out3:
+        out3[...] = d
+    mean_out[...] = mean
+    invstd_out[...] = invstd
 
 
 def batch_norm_backward(
@@ -106,24 +136,41 @@ def batch_norm_backward(
     x3, _ = _as3d(data, axis)
     dy3, _ = _as3d(out_grad, axis)
     acc = _acc_dtype(xp, data.dtype)
+    c = x3.shape[1]
+    dx3 = xp.empty(x3.shape, dtype=data.dtype)
+    dgamma, dbeta = xp.empty(c, dtype=acc), xp.empty(c, dtype=acc)
+    stats = training and not use_global_stats
+
+    def block(c0, c1):
+        _backward_block(xp, dy3[:, c0:c1], x3[:, c0:c1], gamma[c0:c1], mean[c0:c1], invstd[c0:c1], fix_gamma,
+                        stats, acc, dx3[:, c0:c1], dgamma[c0:c1], dbeta[c0:c1])
+
+    by_channel(xp, block, c, x3.size)
+    if fix_gamma:
+        dgamma[...] = 0
+    return dx3.reshape(data.shape), dgamma.astype(gamma.dtype), dbeta.astype(gamma.dtype)
+
+
+def _backward_block(xp, dy3, x3, gamma, mean, invstd, fix_gamma, stats, acc, dx3, dgamma_out, dbeta_out) -> None:
     m = x3.shape[0] * x3.shape[2]
     dy = dy3.astype(acc, copy=False)
-    d = x3.astype(acc, copy=False) - _col(mean)
+    d = dx3 if dx3.dtype == acc else xp.empty(x3.shape, dtype=acc)
+    xp.subtract(x3.astype(acc, copy=False), _col(mean), out=d)
     dbeta = _csum(dy)
     dgamma = _csum(d * dy) * invstd  # sum(dy * xhat)
     g = xp.ones_like(invstd) if fix_gamma else gamma.astype(acc)
     a = g * invstd
-    if training and not use_global_stats:
+    if stats:
         # dx = g*invstd * (dy - mean(dy) - xhat * mean(dy * xhat))
         d *= _col(-a * invstd * dgamma / m)
         d += dy * _col(a)
         d -= _col(a * dbeta / m)
-        dx = d
     else:
-        dx = dy * _col(a)
-    if fix_gamma:
-        dgamma = xp.zeros_like(dgamma)
-    return dx.astype(data.dtype, copy=False).reshape(data.shape), dgamma.astype(gamma.dtype), dbeta.astype(gamma.dtype)
+        xp.multiply(dy, _col(a), out=d)
+    if d is not dx3:
+        dx3[...] = d
+    dgamma_out[...] = dgamma
+    dbeta_out[...] = dbeta
 
 
 def batch_norm_update_moving(

@@ -33,8 +33,12 @@ def convolution(
     no_bias: bool = False,
     layout: str | None = None,
     out: Array | None = None,
+    keep: bool = False,
 ) -> Array:
     """Forward convolution by im2col + one batched matmul (straight into ``out`` when it fits).
+
+    ``keep`` (a training forward) leaves the im2col columns for :func:`convolution_backward`
+    on the same ``data`` array, within ``MXASYNC_CONV_KEEP_MB``.
 
     >>> import numpy as np
     >>> x = np.arange(16.).reshape(1, 1, 4, 4)
@@ -47,7 +51,7 @@ def convolution(
     kernel, stride, dilate, pad = conv_params(data.ndim - 2, kernel, stride, dilate, pad)
     f = weight.shape[0]
     w_g = weight.reshape(num_group, f // num_group, -1)
-    out = conv_forward(xp, data, w_g, kernel, stride, dilate, pad, into=out)
+    out = conv_forward(xp, data, w_g, kernel, stride, dilate, pad, into=out, keep=keep)
     if not no_bias and bias is not None:
         out += bias.reshape(bias_shape(out.ndim))
     return out

@@ -1,7 +1,8 @@
 """Pooling (MXNet's ``Pooling``): max / avg / sum / lp over 1-D, 2-D or 3-D windows.
 
 Every reduction walks the kernel offsets (``prod(kernel)`` strided slices of the padded
-input), so memory stays at one output-sized accumulator and the code is pure ``xp``.
+input), so memory stays at one output-sized accumulator and the code is pure ``xp``; on
+numpy a big input is cut by channel into blocks run on the backend's kernel threads.
 Max pooling sends the gradient to the first maximum of each window in row-major
 order, as MXNet does; avg divides by the window clipped to ``x + pad`` (or to the
 real input when ``count_include_pad`` is false).
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy
 
-from ._util import Array, Shape, check_layout, crop_spatial, ntuple, pad_spatial, window_slices
+from ._util import Array, Shape, check_layout, crop_spatial, ntuple, pad_spatial, split_rows, window_slices
 
 _TYPES = ("max", "avg", "sum", "lp")
 
@@ -76,21 +77,17 @@ def _divisor(xp: Any, insp: Shape, kernel: Shape, stride: Shape, pad: Shape, osp
     return xp.asarray(div)
 
 
-def _offsets(kernel: Shape):
-    return itertools.product(*(range(k) for k in kernel))
+def _windows(kernel: Shape, stride: Shape, osp: Shape) -> list:
+    ones = (1,) * len(kernel)
+    lead = (slice(None), slice(None))
+    return [lead + window_slices(offs, ones, stride, osp) for offs in itertools.product(*(range(k) for k in kernel))]
 
 
-def _prepare(xp, data, kernel, pool_type, global_pool, pooling_convention, stride, pad, layout=None):
+def _setup(data, kernel, pool_type, global_pool, pooling_convention, stride, pad, layout):
     check_layout(layout, "Pooling")
     if pool_type not in _TYPES:
         raise ValueError(f"Pooling: pool_type must be one of {_TYPES}, got {pool_type!r}")
-    kernel, stride, before, after, osp = _geometry(data, kernel, stride, pad, global_pool, pooling_convention)
-    fill = _fill_value(data.dtype) if pool_type == "max" else 0
-    xpad = pad_spatial(xp, data, before, after, fill)
-    ones = (1,) * len(kernel)
-    lead = (slice(None), slice(None))
-    windows = [lead + window_slices(offs, ones, stride, osp) for offs in _offsets(kernel)]
-    return kernel, stride, before, after, osp, xpad, windows
+    return _geometry(data, kernel, stride, pad, global_pool, pooling_convention)
 
 
 def pooling(
@@ -106,7 +103,7 @@ def pooling(
     count_include_pad: bool | None = None,
     layout: str | None = None,
 ) -> Array:
-    """Forward pooling.
+    """Forward pooling (big inputs split by channel over the numpy backend's kernel threads).
 
     >>> import numpy as np
     >>> x = np.arange(16.).reshape(1, 1, 4, 4)
@@ -117,24 +114,40 @@ def pooling(
     array([[ 5. ,  6.5],
            [11. , 12.5]])
     """
-    kernel, stride, before, _, osp, xpad, windows = _prepare(
-        xp, data, kernel, pool_type, global_pool, pooling_convention, stride, pad, layout
-    )
-    if pool_type == "max":
-        return _pooling_max(xp, xpad, windows)
-    if pool_type == "lp":
-        return _lp(xp, xpad, windows, p_value or 2)
-    out = xp.zeros(data.shape[:2] + osp, dtype=data.dtype)
-    for w in windows:
-        out += xpad[w]
-    if pool_type == "avg":
-        include = True if count_include_pad is None else bool(count_include_pad)
-        out /= _divisor(xp, data.shape[2:], kernel, stride, before, osp, include, data.dtype)
+    geo = _setup(data, kernel, pool_type, global_pool, pooling_convention, stride, pad, layout)
+    n, c = data.shape[:2]
+    out = xp.empty((n, c) + geo[4], dtype=data.dtype)
+    include = True if count_include_pad is None else bool(count_include_pad)
+
+    def block(b0, b1, c0, c1):
+        _forward_block(xp, data[b0:b1, c0:c1], geo, pool_type, p_value or 2, include, out[b0:b1, c0:c1])
+
+    split_rows(xp, block, n, c, data.size)
     return out
 
 
-def _pooling_max(xp: Any, xpad: Array, windows: list) -> Array:
-    out = xpad[windows[0]].copy()
+def _forward_block(xp, x, geo, pool_type, p, include, out) -> None:
+    kernel, stride, before, after, osp = geo
+    fill = _fill_value(x.dtype) if pool_type == "max" else 0
+    xpad = pad_spatial(xp, x, before, after, fill)
+    windows = _windows(kernel, stride, osp)
+    if pool_type == "max":
+        _pooling_max(xp, xpad, windows, out)
+    elif pool_type == "lp":
+        out[...] = _lp(xp, xpad, windows, p)
+    else:
+        out[...] = xpad[windows[0]]
+        for w in windows[1:]:
+            out += xpad[w]
+        if pool_type == "avg":
+            out /= _divisor(xp, x.shape[2:], kernel, stride, before, osp, include, x.dtype)
+
+
+def _pooling_max(xp: Any, xpad: Array, windows: list, out: Array | None = None) -> Array:
+    if out is None:
+        out = xpad[windows[0]].copy()
+    else:
+        out[...] = xpad[windows[0]]
     for w in windows[1:]:
         xp.maximum(out, xpad[w], out=out)
     return out
@@ -162,44 +175,73 @@ def pooling_backward(
     layout: str | None = None,
     out: Array | None = None,
 ) -> Array:
-    """Gradient w.r.t. ``data``; ``out`` (the forward output) serves max and lp and is recomputed if None."""
-    kernel, stride, before, after, osp, xpad, windows = _prepare(
-        xp, data, kernel, pool_type, global_pool, pooling_convention, stride, pad, layout
-    )
-    grad = xp.zeros(xpad.shape, dtype=out_grad.dtype)
-    # windows that neither overlap nor pad (LeNet's 2x2/2): each input element is in at most one
-    # window, so gradients are written straight into place instead of added
-    disjoint = all(s >= k for s, k in zip(stride, kernel, strict=True)) and not any(before) and not any(after)
+    """Gradient w.r.t. ``data``; ``out`` (the forward output) serves max and lp and is recomputed if None.
+
+    Big inputs are split by channel over the numpy backend's kernel threads.
+    """
+    geo = _setup(data, kernel, pool_type, global_pool, pooling_convention, stride, pad, layout)
+    n, c = data.shape[:2]
+    grad = xp.empty(data.shape, dtype=out_grad.dtype)
+    include = True if count_include_pad is None else bool(count_include_pad)
+
+    def block(b0, b1, c0, c1):
+        o = None if out is None else out[b0:b1, c0:c1]
+        _backward_block(xp, out_grad[b0:b1, c0:c1], data[b0:b1, c0:c1], o, geo, pool_type, p_value or 2,
+                        include, grad[b0:b1, c0:c1])
+
+    split_rows(xp, block, n, c, data.size)
+    return grad
+
+
+def _backward_block(xp, og, x, out, geo, pool_type, p, include, target) -> None:
+    kernel, stride, before, after, osp = geo
+    fill = _fill_value(x.dtype) if pool_type == "max" else 0
+    xpad = pad_spatial(xp, x, before, after, fill)
+    windows = _windows(kernel, stride, osp)
+    # disjoint windows (LeNet's 2x2/2) put each element in at most one window: gradients are written
+    # instead of added; when they also tile the input exactly, straight into the target
+    disjoint = all(s >= k for s, k in zip(stride, kernel, strict=True))
+    exact = disjoint and xpad.shape == x.shape and all(
+        o * k == d for o, k, d in zip(osp, kernel, x.shape[2:], strict=True))
+    grad = target if exact else xp.zeros(xpad.shape, dtype=og.dtype)
     if pool_type == "max":
-        # each window's gradient goes to its first element equal to the max (row-major)
         if out is None:
             out = _pooling_max(xp, xpad, windows)
+        # each window's gradient goes to its first element equal to the max (row-major); the masks are
+        # bytes, cheaper to update than a float "gradient left" would be
         taken = xp.zeros(out.shape, dtype=bool)
         hit = xp.empty(out.shape, dtype=bool)
-        part = None if disjoint else xp.empty(out.shape, dtype=out_grad.dtype)
-        for w in windows:
+        part = None if disjoint else xp.empty(out.shape, dtype=og.dtype)
+        last = len(windows) - 1
+        for i, w in enumerate(windows):
             xp.equal(xpad[w], out, out=hit)
-            hit &= ~taken
-            taken |= hit
+            if i:
+                xp.greater(hit, taken, out=hit)  # hit and not taken
+            if i < last:
+                taken |= hit
             if disjoint:
-                xp.multiply(out_grad, hit, out=grad[w])
+                xp.multiply(og, hit, out=grad[w])
             else:
-                xp.multiply(out_grad, hit, out=part)
+                xp.multiply(og, hit, out=part)
                 grad[w] += part
     elif pool_type in ("avg", "sum"):
-        g = out_grad
+        g = og
         if pool_type == "avg":
-            include = True if count_include_pad is None else bool(count_include_pad)
-            g = out_grad / _divisor(xp, data.shape[2:], kernel, stride, before, osp, include, data.dtype)
+            g = og / _divisor(xp, x.shape[2:], kernel, stride, before, osp, include, x.dtype)
         for w in windows:
-            grad[w] += g
+            if disjoint:
+                grad[w] = g
+            else:
+                grad[w] += g
     else:
-        p = p_value or 2
         if out is None:
             out = _lp(xp, xpad, windows, p)
         for w in windows:
             # d/dx (sum x^p)^(1/p) = (x / out)^(p-1), MXNet's lp_grad
-            grad[w] += out_grad * (xpad[w] / out) ** (p - 1)
-    if disjoint and grad.shape == data.shape:
-        return grad
-    return xp.ascontiguousarray(crop_spatial(grad, before, data.shape[2:]))
+            g = og * (xpad[w] / out) ** (p - 1)
+            if disjoint:
+                grad[w] = g
+            else:
+                grad[w] += g
+    if grad is not target:
+        target[...] = crop_spatial(grad, before, x.shape[2:])

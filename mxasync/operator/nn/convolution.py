@@ -112,8 +112,9 @@ class _ConvProperty(FunctionalProperty):
         return [(d[0] or out[0], d[1]) + tuple(sp)]
 
 
-def _conv_fwd(xp, p, data, weight, bias=None, out=None):
-    return convk.convolution(xp, data, weight, bias, out=out, **_conv_kw(p))
+def _conv_fwd(xp, p, op_ctx, data, weight, bias=None, out=None):
+    # a training forward keeps its im2col columns for the backward that follows (bounded budget)
+    return convk.convolution(xp, data, weight, bias, out=out, keep=bool(op_ctx.is_train), **_conv_kw(p))
 
 
 def _conv_bwd(xp, p, og, ins, outs, need, into):
@@ -139,7 +140,8 @@ def _args(p):
 
 
 defop("Convolution", param=ConvolutionParam, base=_ConvProperty, arguments=("data", "weight", "bias"), args=_args,
-      deps="og,in", fwd=_conv_fwd, bwd=_conv_bwd, fwd_out=True, bwd_into=True, aliases=("Convolution_v1",),
+      deps="og,in", fwd=_conv_fwd, bwd=_conv_bwd, fwd_out=True, bwd_into=True, wants_ctx=True,
+      aliases=("Convolution_v1",),
       doc="N-D convolution (1-D, 2-D, 3-D) with stride, pad, dilate and num_group; weight is (F, C/g, *kernel).")
 defop("Deconvolution", param=DeconvolutionParam, base=_ConvProperty, arguments=("data", "weight", "bias"),
       args=_args, deps="og,in", fwd=_deconv_fwd, bwd=_deconv_bwd, deconv=True,

@@ -1,0 +1,82 @@
+"""Kernels split over the numpy backend's kernel threads give the same numbers as one call."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mxasync.backends.numpy import parallel
+from mxasync.operator.kernels import (
+    activation,
+    activation_backward,
+    batch_norm,
+    batch_norm_backward,
+    convolution,
+    convolution_backward,
+    pooling,
+    pooling_backward,
+)
+
+
+def both(monkeypatch, fn):
+    """``fn()`` unsplit, then with every kernel split over 3 threads (and chunks down to one element)."""
+    monkeypatch.setattr(parallel, "_NTHREADS", 1)
+    one = fn()
+    monkeypatch.setattr(parallel, "_NTHREADS", 3)
+    monkeypatch.setattr(parallel, "MIN_ELEMENTS", 1)
+    return one, fn()
+
+
+def same(a, b):
+    for x, y in zip(a if isinstance(a, tuple) else (a,), b if isinstance(b, tuple) else (b,), strict=True):
+        if x is None:
+            assert y is None
+        else:
+            np.testing.assert_allclose(x, y, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape,kw", [
+    ((3, 5, 9, 8), dict(kernel=(3, 3), pad=(1, 1), num_filter=4)),
+    ((2, 1, 10, 10), dict(kernel=(5, 5), num_filter=3)),  # one channel: split by batch
+    ((2, 4, 9, 9), dict(kernel=(3, 3), stride=(2, 2), num_filter=6, num_group=2)),
+])
+def test_convolution(monkeypatch, rng, shape, kw):
+    x = rng.standard_normal(shape)
+    w = rng.standard_normal((kw["num_filter"], shape[1] // kw.get("num_group", 1)) + kw["kernel"])
+    b = rng.standard_normal(kw["num_filter"])
+    dy = rng.standard_normal(convolution(np, x, w, b, **kw).shape)
+    same(*both(monkeypatch, lambda: convolution(np, x, w, b, **kw)))
+    same(*both(monkeypatch, lambda: convolution_backward(np, dy, x, w, **kw)))
+
+
+@pytest.mark.parametrize("kw", [
+    dict(kernel=(2, 2), stride=(2, 2), pool_type="max"),
+    dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="max"),
+    dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="avg"),
+    dict(kernel=(2, 2), stride=(2, 2), pool_type="sum"),
+])
+def test_pooling(monkeypatch, rng, kw):
+    x = np.maximum(rng.standard_normal((2, 5, 8, 8)), 0)  # relu'd: ties in max windows
+    dy = rng.standard_normal(pooling(np, x, **kw).shape)
+    same(*both(monkeypatch, lambda: pooling(np, x, **kw)))
+    same(*both(monkeypatch, lambda: pooling_backward(np, dy, x, **kw)))
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm(monkeypatch, rng, training):
+    x, dy = rng.standard_normal((4, 7, 3, 3)), rng.standard_normal((4, 7, 3, 3))
+    g, b = rng.standard_normal(7) + 2, rng.standard_normal(7)
+    mm, mv = rng.standard_normal(7), rng.random(7) + 0.5
+    fwd = both(monkeypatch, lambda: batch_norm(np, x, g, b, mm, mv, fix_gamma=False, training=training))
+    same(*fwd)
+    _, mean, invstd = fwd[0]
+    same(*both(monkeypatch, lambda: batch_norm_backward(np, dy, x, g, mean, invstd, fix_gamma=False,
+                                                         training=training)))
+
+
+@pytest.mark.parametrize("act", ["relu", "sigmoid", "tanh"])
+def test_activation_into(monkeypatch, rng, act):
+    x, dy = rng.standard_normal((3, 4, 5)), rng.standard_normal((3, 4, 5))
+    same(*both(monkeypatch, lambda: activation(np, x, act, out=np.empty_like(x))))
+    y = activation(np, x, act)
+    same(*both(monkeypatch, lambda: activation_backward(np, dy, y, act, into=np.empty_like(x))))
