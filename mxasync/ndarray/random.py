@@ -24,6 +24,7 @@ from ..runtime.resource import (
 )
 from .invoke import invoke
 from .ndarray import NDArray, _empty
+from .register import make_function as _make_op_function
 
 __all__ = ["uniform", "normal", "randn", "randint", "exponential", "gamma", "poisson", "negative_binomial",
            "generalized_negative_binomial", "multinomial", "shuffle", "seed", "uniform_like", "normal_like",
@@ -159,3 +160,10 @@ gamma_like = _like("gamma", (("alpha", 1.0), ("beta", 1.0)))
 poisson_like = _like("poisson", (("lam", 1.0),))
 negative_binomial_like = _like("negative_binomial", (("k", 1.0), ("p", 1.0)))
 generalized_negative_binomial_like = _like("generalized_negative_binomial", (("mu", 1.0), ("alpha", 1.0)))
+
+# The densities: MXNet 1.9.1 names them only mx.nd.random_pdf_<dist>; mx.nd.random.pdf_<dist> is the same op.
+_PDF = ("uniform", "normal", "gamma", "exponential", "poisson", "negative_binomial", "generalized_negative_binomial",
+        "dirichlet")
+for _d in _PDF:
+    globals()[f"pdf_{_d}"] = _make_op_function(f"_random_pdf_{_d}")
+__all__ += [f"pdf_{_d}" for _d in _PDF]

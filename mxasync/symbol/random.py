@@ -16,6 +16,7 @@ from typing import Any
 
 from ..base import MXAsyncError
 from .register import create
+from .register import make_function as _make_op_function
 from .symbol import Symbol
 
 __all__ = ["uniform", "normal", "randn", "randint", "exponential", "gamma", "poisson", "negative_binomial",
@@ -131,3 +132,10 @@ def multinomial(data: Symbol, shape=None, get_prob: bool = False, dtype="int32",
 def shuffle(data: Symbol, name=None, attr=None, **kwargs):
     """``data`` with its first axis randomly permuted."""
     return create("_shuffle", [data], kwargs, name=name, attr=attr)
+
+# The densities: MXNet 1.9.1 names them only mx.sym.random_pdf_<dist>; mx.sym.random.pdf_<dist> is the same op.
+_PDF = ("uniform", "normal", "gamma", "exponential", "poisson", "negative_binomial", "generalized_negative_binomial",
+        "dirichlet")
+for _d in _PDF:
+    globals()[f"pdf_{_d}"] = _make_op_function(f"_random_pdf_{_d}")
+__all__ += [f"pdf_{_d}" for _d in _PDF]

@@ -1,6 +1,7 @@
 """The op table: one list of rows from every family file."""
 
 from table_batch_take import CASES as _BATCH_TAKE
+from table_correlation import CASES as _CORRELATION
 from table_custom import CASES as _CUSTOM
 from table_element_0index import CASES as _ELEMENT_0INDEX
 from table_elemwise import CASES as _ELEMWISE
@@ -11,9 +12,11 @@ from table_linalg import CASES as _LINALG
 from table_more import CASES as _MORE
 from table_nn import CASES as _NN
 from table_optimizer import CASES as _OPTIMIZER
+from table_pdf import CASES as _PDF
 from table_random_like import CASES as _RANDOM_LIKE
 from table_sequence_contrib import CASES as _SEQ_CONTRIB
 from table_shape import CASES as _SHAPE
 
 CASES = [*_ELEMWISE, *_SHAPE, *_NN, *_EXTRA, *_MORE, *_LINALG, *_LAYER_NORM, *_SEQ_CONTRIB, *_IMAGE, *_OPTIMIZER,
-         *_CUSTOM, *_BATCH_TAKE, *_ELEMENT_0INDEX, *_RANDOM_LIKE]
+         *_CUSTOM, *_BATCH_TAKE, *_ELEMENT_0INDEX, *_RANDOM_LIKE, *_PDF,
+         *_CORRELATION]

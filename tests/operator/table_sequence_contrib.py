@@ -1,5 +1,5 @@
 """Table rows: sequences (SequenceLast/Reverse, CTCLoss), cumsum, moments, hard_sigmoid, ravel/unravel, im2col/col2im,
-Crop, SVMOutput and the contrib ops khatri_rao, all_finite, multi_all_finite, multi_sum_sq."""
+Crop, SVMOutput and the contrib ops khatri_rao, all_finite, multi_all_finite, multi_sum_sq, multi_lars, reset_arrays."""
 
 from __future__ import annotations
 
@@ -119,4 +119,23 @@ CASES = [
          params=dict(num_arrays=2), grad="zero"),
     Case("multi_sum_sq", [((3,), (2, 2))], ref=lambda a, b, num_arrays: np.array([(a * a).sum(), (b * b).sum()]),
          params=dict(num_arrays=2), grad="zero"),
+]
+
+
+def _lars_ref(lrs, w, g, wds, eta, eps, rescale_grad=1.0):
+    wn, gn = np.sqrt(w.astype(np.float64)), np.sqrt(g.astype(np.float64))
+    ratio = np.ones_like(wn)
+    ok = (wn > 0) & (gn > 0)
+    ratio[ok] = eta * wn[ok] / (gn[ok] * rescale_grad + wds[ok] * wn[ok] + eps)
+    return (ratio * lrs).astype(lrs.dtype)
+
+
+def _no_outputs(outs, inputs, params):
+    assert outs == []  # reset_arrays writes its inputs (checked in test_multi_lars.py)
+
+
+CASES += [
+    Case("multi_lars", [((5,),) * 4], ref=_lars_ref, params=dict(eta=0.5, eps=1e-3, rescale_grad=2.0),
+         gens=[uniform(0.01, 0.5), uniform(0, 4), uniform(0, 4), uniform(0, 0.1)], grad=False),
+    Case("reset_arrays", [((2, 3), (4,))], params=dict(num_arrays=2), check=_no_outputs),
 ]

@@ -1,3 +1,3 @@
 """Contrib ops (MXNet's src/operator/contrib, ``_contrib_*``; ``mx.nd.contrib`` / ``mx.sym.contrib``)."""
 
-from . import all_finite, krprod, multi_sum_sq  # noqa: F401  (importing registers the ops)
+from . import all_finite, krprod, multi_lars, multi_sum_sq, reset_arrays  # noqa: F401  (importing registers the ops)

@@ -4,6 +4,7 @@ from . import (  # noqa: F401  (importing registers the ops)
     activation,
     batch_norm,
     convolution,
+    correlation,
     crop,
     ctc_loss,
     fully_connected,
