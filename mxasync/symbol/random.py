@@ -60,7 +60,8 @@ def _sampler(dist: str, params: tuple[tuple[str, float], ...], sample_args: tupl
                                    f"({', '.join(names)})")
             opts = _options(shape, dtype, None, kwargs)
             return create(f"_sample_{dist}", list(values), opts, name=name, attr=attr)
-        opts = _options(shape, dtype, ctx, kwargs)
+        # MXNet composes an op without inputs dropping the Symbols it is given (test_random passes data=)
+        opts = _options(shape, dtype, ctx, {k: v for k, v in kwargs.items() if not isinstance(v, Symbol)})
         opts.update({n: float(v) for n, v in zip(names, values, strict=True)})
         return create(f"_random_{dist}", [], opts, name=name, attr=attr)
 
@@ -111,8 +112,8 @@ generalized_negative_binomial_like = _like("generalized_negative_binomial", _GEN
 
 
 def randn(*shape: int, loc=0.0, scale=1.0, dtype=None, ctx=None, name=None, attr=None, **kwargs):
-    """N(loc, scale**2) samples of the given ``shape`` (``randn(2, 3)``)."""
-    return normal(loc, scale, shape=shape or (1,), dtype=dtype, ctx=ctx, name=name, attr=attr, **kwargs)
+    """N(loc, scale**2) samples of the given ``shape`` (``randn(2, 3)``; none: the graph gives it, as in MXNet)."""
+    return normal(loc, scale, shape=shape, dtype=dtype, ctx=ctx, name=name, attr=attr, **kwargs)
 
 
 def randint(low: int, high: int, shape=None, dtype=None, ctx=None, name=None, attr=None, **kwargs):

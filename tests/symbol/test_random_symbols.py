@@ -76,3 +76,17 @@ def test_sample_unique_zipfian_trials_and_frequencies():
     assert all({0, 1, 2} <= set(row.tolist()) for row in s)
     with pytest.raises(mx.MXNetError):
         mx.nd._internal._sample_unique_zipfian(5, shape=(1, 6))
+
+
+def test_sampler_without_shape_takes_it_from_the_graph():
+    # MXNet 1.x: shape () is unknown; a consumer gives it, and Symbol inputs given to a sampler are dropped
+    x = mx.sym.Variable("x")
+    for s in (mx.sym.random.normal(loc=1.0, scale=0.5), mx.sym.random.randn(data=mx.sym.ones((3, 4)), loc=1.0),
+              mx.sym.random.gamma(alpha=2.0, beta=1.0)):
+        assert s.infer_shape() == (None, None, None)
+        y = s + x
+        assert y.infer_shape(x=(300, 4))[1] == [(300, 4)]
+        out = y.bind(mx.cpu(), {"x": mx.nd.zeros((300, 4))}).forward()[0].asnumpy()
+        assert out.shape == (300, 4) and abs(out.mean() - (2.0 if "gamma" in s.name else 1.0)) < 0.3
+    with pytest.raises(mx.MXNetError, match="_random_uniform: cannot infer the output shape"):
+        mx.nd.random_uniform()

@@ -15,10 +15,24 @@ from typing import Optional
 
 from ...base import MXAsyncError
 from ...runtime.resource import ResourceRequest
-from ..functional import FunctionalProperty, defop
+from ..base import assign
+from ..functional import FunctionalOperator, FunctionalProperty, defop
 from ..params import DType, OpParam, Shape
 
 __all__: list[str] = []
+
+
+class _SamplerOperator(FunctionalOperator):
+    """Draws as many samples as the planned output holds: a graph may have given it the shape."""
+
+    __slots__ = ()
+
+    def forward(self, op_ctx, in_data, req, out_data, aux):
+        p = self.prop.params
+        shape = tuple(out_data[0].shape)
+        if tuple(p.shape) == shape:
+            return super().forward(op_ctx, in_data, req, out_data, aux)
+        assign(out_data[0], req[0], self.fwd(self.xp, p.model_copy(update={"shape": shape}), op_ctx))
 
 
 class _SamplerProperty(FunctionalProperty):
@@ -26,7 +40,13 @@ class _SamplerProperty(FunctionalProperty):
     default_dtype = "float32"
 
     def infer_shape(self, in_shapes):
-        return [], [tuple(self.params.shape)], []
+        # MXNet 1.x: shape () is unknown; in a graph the consumers give it (mx.sym.random.normal() + x)
+        shape = tuple(self.params.shape)
+        return [], [shape or None], []
+
+    def create_operator(self, ctx):
+        op = super().create_operator(ctx)
+        return _SamplerOperator(self, op.xp, op.fwd, op.bwd)
 
     def infer_type(self, in_types):
         dt = self.params.dtype
