@@ -54,6 +54,7 @@ _threads = 0
 _now_threads = 0
 _pressure_at = -1.0
 _pressure = 0
+_loadavg_fd = None  # kept open: a pread costs ~2 µs, an open ~20 µs (0.5 ms on a busy machine)
 _loaded = False
 _load_lock = threading.Lock()
 _run_lock = threading.Lock()
@@ -119,10 +120,12 @@ def _runnable_elsewhere() -> int:
     now = time.monotonic()
     if now - _pressure_at > 0.02:
         _pressure_at = now
+        global _loadavg_fd
         try:
-            with open("/proc/loadavg", "rb") as fh:
-                _pressure = max(0, int(fh.read().split()[3].split(b"/")[0]) - 1)
-        except (OSError, ValueError, IndexError):  # not Linux: trust the configured count
+            if _loadavg_fd is None:
+                _loadavg_fd = os.open("/proc/loadavg", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            _pressure = max(0, int(os.pread(_loadavg_fd, 128, 0).split()[3].split(b"/")[0]) - 1)
+        except (OSError, ValueError, IndexError, AttributeError):  # not Linux: trust the configured count
             _pressure = 0
     return _pressure
 
