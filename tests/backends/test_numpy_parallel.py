@@ -14,6 +14,7 @@ from mxasync.backends.numpy import parallel
 def two_threads(monkeypatch):
     monkeypatch.setattr(parallel, "_NTHREADS", 2)
     monkeypatch.setattr(parallel, "MIN_ELEMENTS", 1)
+    monkeypatch.setattr(parallel, "CHECK_LOAD", False)
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 100])
@@ -80,3 +81,12 @@ def test_thread_count_from_env(monkeypatch):
     assert parallel._configured() == 1
     monkeypatch.setenv("MXASYNC_KERNEL_THREADS", "many")
     assert parallel._configured() == parallel._cores()
+
+
+def test_no_split_without_an_idle_core(monkeypatch):
+    monkeypatch.setattr(parallel, "_NTHREADS", 2)
+    monkeypatch.setattr(parallel, "idle_cores", lambda: 0)
+    assert not parallel.worth_splitting(10**9)
+    monkeypatch.setattr(parallel, "idle_cores", lambda: 1)
+    assert parallel.worth_splitting(10**9)
+    assert parallel.idle_cores() >= 0

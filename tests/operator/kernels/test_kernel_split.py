@@ -24,6 +24,7 @@ def both(monkeypatch, fn):
     one = fn()
     monkeypatch.setattr(parallel, "_NTHREADS", 3)
     monkeypatch.setattr(parallel, "MIN_ELEMENTS", 1)
+    monkeypatch.setattr(parallel, "CHECK_LOAD", False)
     return one, fn()
 
 
