@@ -97,7 +97,14 @@ def _distribution(name: str, params: tuple[str, ...], defaults: tuple[float, ...
     return sample
 
 
-exponential = _distribution("exponential", ("lam",), (1.0,))
+_exponential_lam = _distribution("exponential", ("lam",), (1.0,))
+
+
+def exponential(scale=1.0, shape=(1,), dtype=None, ctx=None, out=None, **kwargs) -> NDArray:
+    """Samples from the exponential distribution of mean ``scale`` (MXNet's front end: the op takes
+    ``lam = 1 / scale``); an NDArray ``scale`` gives ``shape`` samples per element."""
+    lam = kwargs.pop("lam", None)
+    return _exponential_lam(1.0 / scale if lam is None else lam, shape=shape, dtype=dtype, ctx=ctx, out=out)
 gamma = _distribution("gamma", ("alpha", "beta"), (1.0, 1.0))
 poisson = _distribution("poisson", ("lam",), (1.0,))
 negative_binomial = _distribution("negative_binomial", ("k", "p"), (1.0, 1.0))

@@ -97,7 +97,14 @@ _GEN_NEG_BINOMIAL = (("mu", 1.0), ("alpha", 1.0))
 
 uniform = _sampler("uniform", _UNIFORM)
 normal = _sampler("normal", _NORMAL)
-exponential = _sampler("exponential", _EXPONENTIAL)
+_exponential_lam = _sampler("exponential", _EXPONENTIAL)
+
+
+def exponential(scale=1.0, shape=None, dtype=None, **kwargs):
+    """Samples from the exponential distribution of mean ``scale`` (MXNet's front end: the op takes
+    ``lam = 1 / scale``); a Symbol ``scale`` gives ``shape`` samples per element."""
+    lam = kwargs.pop("lam", None)
+    return _exponential_lam(1.0 / scale if lam is None else lam, shape=shape, dtype=dtype, **kwargs)
 gamma = _sampler("gamma", _GAMMA)
 poisson = _sampler("poisson", _POISSON)
 negative_binomial = _sampler("negative_binomial", _NEG_BINOMIAL)

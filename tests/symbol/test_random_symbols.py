@@ -90,3 +90,15 @@ def test_sampler_without_shape_takes_it_from_the_graph():
         assert out.shape == (300, 4) and abs(out.mean() - (2.0 if "gamma" in s.name else 1.0)) < 0.3
     with pytest.raises(mx.MXNetError, match="_random_uniform: cannot infer the output shape"):
         mx.nd.random_uniform()
+
+
+def test_exponential_front_ends_take_the_scale():
+    # MXNet 1.9's mx.nd/sym.random.exponential(scale) pass lam = 1 / scale to the op (the mean is scale)
+    assert abs(mx.nd.random.exponential(scale=4.0, shape=(4000,)).asnumpy().mean() - 4.0) < 0.4
+    assert abs(mx.nd.random.exponential(0.25, (4000,)).asnumpy().mean() - 0.25) < 0.03
+    per = mx.nd.random.exponential(mx.nd.array([1.0, 3.0]), shape=(4000,)).asnumpy().mean(axis=1)
+    np.testing.assert_allclose(per, [1.0, 3.0], rtol=0.1)
+    assert abs(_run(mx.sym.random.exponential(scale=0.5, shape=(4000,))).mean() - 0.5) < 0.05
+    s = mx.sym.random.exponential(mx.sym.Variable("scale"), shape=(4000,))
+    np.testing.assert_allclose(_run(s, scale=mx.nd.array([2.0, 0.5])).mean(axis=1), [2.0, 0.5], rtol=0.1)
+    assert abs(mx.nd.random.exponential(lam=4.0, shape=(4000,)).asnumpy().mean() - 0.25) < 0.03  # the op's name
