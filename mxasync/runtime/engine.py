@@ -18,13 +18,18 @@ How an op travels (see docs/architecture.md for the picture):
 
 Errors are stored on the vars the failing op writes, and spoil every op that
 later touches them; waits raise them, once.
+
+This module holds the public face (pushes, vars, operators, bulk, lifetime) and
+the tiny-op fast path; the rest is split by job into mixins: ``grants`` (granting
+and releasing vars), ``execution`` (dispatch and the run chain), ``errors``,
+``waits``, ``async_ops`` (callback and coroutine ops), ``placement`` (inline or
+pool), ``device_sync``, ``deferred`` (finalizers' work) and ``fork``.
 """
 
 from __future__ import annotations
 
 import inspect
 import threading
-import time
 from _thread import allocate_lock
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -33,18 +38,21 @@ from typing import Any
 from ..base import MXAsyncError, env_float, env_int, env_str
 from .async_ops import AsyncOpsMixin
 from .context import Context, current_context
+from .deferred import DeferredMixin
 from .device_sync import DeviceSyncMixin
+from .errors import ErrorsMixin
+from .execution import ExecutionMixin
+from .fork import ForkMixin
+from .grants import GrantsMixin
 from .op_block import (
     _CALLBACK,
     _CORO,
     _NORMAL,
-    _SIGNAL,
     _SYNC,
     Operator,
     _dedupe_mutate,
     _Op,
     _ThreadState,
-    _wrap_error,
 )
 from .placement import PlacementMixin
 from .run_context import FnProperty, RunContext
@@ -55,11 +63,10 @@ from .waits import WaitMixin
 __all__ = ["Engine", "Operator", "get", "bulk", "set_bulk_size"]
 
 _DELETE_VAR = FnProperty.DELETE_VAR
-_CPU_PRIORITIZED = FnProperty.CPU_PRIORITIZED
-_perf = time.perf_counter
 
 
-class Engine(PlacementMixin, AsyncOpsMixin, WaitMixin, DeviceSyncMixin):
+class Engine(GrantsMixin, ExecutionMixin, ErrorsMixin, DeferredMixin, PlacementMixin, AsyncOpsMixin, WaitMixin,
+             DeviceSyncMixin, ForkMixin):
     """The threaded asyncio engine.  ``Engine.get()`` returns the process-wide one."""
 
     _instance: Engine | None = None
@@ -256,274 +263,6 @@ class Engine(PlacementMixin, AsyncOpsMixin, WaitMixin, DeviceSyncMixin):
                          _DELETE_VAR, 0, "DeleteVariable", True))
         var._deleted = True
 
-    # ------------------------------------------------------------ scheduling
-    def defer(self, fn: Callable[[], Any]) -> None:
-        """Run ``fn()`` at the next push, wait or pooled allocation, on that caller's thread.
-
-        For finalizers: ``__del__`` can run inside a garbage-collection pass on a thread
-        that holds the engine's lock (any allocation may start one), where pushing an op
-        would deadlock; appending here takes no lock.
-        """
-        self._deferred.append(fn)
-
-    def run_deferred(self) -> None:
-        """Run what :meth:`defer` queued (a finalizer's failure is ignored, as in ``__del__``).
-
-        The pushes this makes do not drain again on this thread: the loop here takes the rest.
-        """
-        tls = self._tls
-        if tls.draining:
-            return
-        tls.draining = True
-        deferred = self._deferred
-        try:
-            while deferred:
-                try:
-                    fn = deferred.popleft()
-                except IndexError:  # another thread took the last one
-                    return
-                try:
-                    fn()
-                except Exception:  # noqa: BLE001, S110 - a finalizer must not fail the caller's push
-                    pass
-        finally:
-            tls.draining = False
-
-    def _submit(self, op: _Op, deduped: bool = False) -> None:
-        if self._deferred:
-            self.run_deferred()
-        const_vars, mutate_vars = op.const_vars, op.mutate_vars
-        if not deduped and mutate_vars and (const_vars or len(mutate_vars) > 1):
-            const_vars, mutate_vars = op.const_vars, op.mutate_vars = _dedupe_mutate(const_vars, mutate_vars)
-        try:
-            for v in const_vars:
-                if v._deleted:
-                    raise MXAsyncError(f"push({op.display_name()}): var {v!r} was deleted")
-            for v in mutate_vars:
-                if v._deleted:
-                    raise MXAsyncError(f"push({op.display_name()}): var {v!r} was deleted")
-        except AttributeError:
-            raise MXAsyncError(
-                f"push({op.display_name()}): const_vars and mutate_vars must hold VarHandles "
-                f"from Engine.new_variable(), got {list(const_vars)!r} and {list(mutate_vars)!r}"
-            ) from None
-        if self._pending > self.yield_above:
-            self._throttle()
-        wait = 0
-        with self._lock:
-            self._pending += 1
-            for v in const_vars:
-                if v._writing or v._queue:
-                    v._queue.append((op, False))
-                    wait += 1
-                else:
-                    v._readers += 1
-            for v in mutate_vars:
-                if v._writing or v._readers or v._queue:
-                    v._queue.append((op, True))
-                    wait += 1
-                else:
-                    v._writing = True
-            op.wait = wait
-        if not wait:
-            self._dispatch(op)
-
-    @staticmethod
-    def _drain(v: VarHandle, ready: list) -> None:
-        """Grant the head of ``v``'s queue: one writer, or every reader up to the next writer."""
-        q = v._queue
-        while q:
-            op, is_write = q[0]
-            if is_write:
-                if not v._readers and not v._writing:
-                    q.popleft()
-                    v._writing = True
-                    op.wait -= 1
-                    if not op.wait:
-                        ready.append(op)
-                return
-            if v._writing:
-                return
-            q.popleft()
-            v._readers += 1
-            op.wait -= 1
-            if not op.wait:
-                ready.append(op)
-
-    def _complete(self, op: _Op):
-        """Release ``op``'s vars; returns the ops this made ready (a list, or an empty tuple)."""
-        return self._release(op.const_vars, op.mutate_vars, op.err, op.kind is not _SIGNAL)
-
-    def _release(self, const_vars, mutate_vars, err, counts: bool):
-        """Give back the grants of a finished op; ``counts`` is False for wait markers (no version bump)."""
-        ready = None
-        waiters = None
-        with self._lock:
-            for v in const_vars:
-                v._readers -= 1
-                if not v._readers and v._queue:
-                    if ready is None:
-                        ready = []
-                    self._drain(v, ready)
-            for v in mutate_vars:
-                v._writing = False
-                if counts:
-                    v.version += 1
-                    if err is not None:
-                        v._err = err
-                if v._queue:
-                    if ready is None:
-                        ready = []
-                    self._drain(v, ready)
-            self._pending -= 1
-            if not self._pending and self._all_waiters:
-                waiters, self._all_waiters = self._all_waiters, []
-        if waiters:
-            for w in waiters:
-                w()
-        return ready or ()
-
-    def _dispatch(self, op: _Op) -> None:
-        kind = op.kind
-        if kind is _SYNC:
-            if self._should_inline(op):
-                self._run_chain(op)
-                return
-            pool = self._worker_pool()
-            if len(pool.heap) >= self.max_backlog:
-                # The workers are behind: the readying thread does the work itself.  This
-                # bounds the ops (and the memory they hold) in flight when a loop pushes
-                # faster than the pool drains, without ever blocking on a wait.
-                self._run_chain(op)
-            else:
-                pool.submit(op, op.priority + (1 << 40 if op.prop is _CPU_PRIORITIZED else 0))
-        elif kind is _CORO:
-            self._loop.spawn(self._run_coro, op)
-        else:
-            self._run_chain(op)
-
-    def _run_chain(self, op: _Op, in_worker: bool = False) -> None:
-        """Run ``op`` and then every inline op it readies, in this thread, without recursion.
-
-        On a worker, the first heavy op that a completion readies is kept too: a
-        dependent chain of big ops then stays on one thread instead of paying a
-        wake-up per op; any other heavy ops go to the pool for the idle workers.
-        """
-        stack = None
-        interrupt = None
-        while True:
-            if op.kind is _SYNC:
-                ready = self._complete(self._execute(op))
-                if op.err is not None and not isinstance(op.err.exc.__cause__, Exception) and op.err.op_name == op.display_name():
-                    interrupt = op.err.exc.__cause__  # KeyboardInterrupt in an inline op: finish, then raise
-            elif op.kind is _SIGNAL:
-                ready = self._complete(op)
-                op.fn()
-            else:
-                ready = ()
-                try:
-                    self._start_callback(op)
-                except BaseException as exc:  # noqa: BLE001 - SystemExit in a callback's fn: finish the chain first
-                    interrupt = interrupt or exc
-            keep_heavy = in_worker
-            for r in ready:
-                if r.kind is _SIGNAL or (r.kind is _SYNC and self._should_inline(r)):
-                    pass
-                elif keep_heavy and r.kind is _SYNC:
-                    keep_heavy = False
-                else:
-                    self._dispatch(r)
-                    continue
-                if stack is None:
-                    stack = [r]
-                else:
-                    stack.append(r)
-            if not stack:
-                break
-            op = stack.pop()
-        if interrupt is not None:
-            raise interrupt
-
-    def _execute(self, op: _Op) -> _Op:
-        """Run a ready sync op, capturing its error; returns ``op``."""
-        cached = self._rc_cache.get(id(op.ctx))
-        if self._slow or cached is None or op.inline is None:
-            return self._execute_full(op)
-        try:
-            op.fn(cached[1])
-        except BaseException as exc:  # noqa: BLE001 - every failure must land on the op's vars
-            op.err = self._make_error(op, exc)
-        return op
-
-    def _execute_full(self, op: _Op) -> _Op:
-        """:meth:`_execute` with errors to inherit, devices, profiling or cost timing."""
-        if self._live_errors and op.prop is not _DELETE_VAR and self._inherit_error(op):
-            return op
-        if op.prop is _DELETE_VAR and self._shutdown:
-            return op  # the process is going away; the OS takes the memory back
-        cached = self._rc_cache.get(id(op.ctx))
-        rctx = cached[1] if cached is not None else self._run_context(op.ctx, op.prop)
-        if self._device_used:
-            self._device_before(op, rctx)
-        prof = self._profiler
-        timed = op.inline is None
-        try:
-            if timed or prof is not None:
-                t0 = _perf()
-                op.fn(rctx)
-                t1 = _perf()
-                if timed:
-                    self._learn_cost(op.key, t1 - t0)
-                if prof is not None:
-                    prof.record(op, t0, t1)
-            else:
-                op.fn(rctx)
-        except BaseException as exc:  # noqa: BLE001 - every failure must land on the op's vars
-            op.err = self._make_error(op, exc)
-        if self._device_used and rctx.stream is not None:
-            self._device_after(op, rctx)
-        return op
-
-    def _make_error(self, op: _Op, exc: BaseException) -> ErrorRecord | None:
-        name = op.display_name()
-        if op.prop is _DELETE_VAR:  # nobody will read the var again; say so and go on
-            import warnings
-
-            warnings.warn(f"engine: delete op {name!r} failed: {exc!r}", RuntimeWarning, stacklevel=1)
-            return None
-        record = ErrorRecord(_wrap_error(exc, name), name)
-        with self._lock:
-            self._errors.append(record)
-            self._live_errors += 1
-            self._slow = True
-        return record
-
-    def _inherit_error(self, op: _Op) -> bool:
-        """Spoil ``op`` if a var it touches carries an unreported error (MXNet's skip rule)."""
-        for v in op.const_vars:
-            e = v._err
-            if e is not None and not e.reported:
-                op.err = e
-                return True
-        for v in op.mutate_vars:
-            e = v._err
-            if e is not None and not e.reported:
-                op.err = e
-                return True
-        return False
-
-    def _finish(self, op: _Op) -> None:
-        """Complete an op that ran outside a chain (callback and coroutine ops)."""
-        self._run_ready(self._complete(op))
-
-    def _run_ready(self, ready) -> None:
-        """Start ops readied outside a chain: cheap ones here, the rest where they belong."""
-        for r in ready:
-            if r.kind is _SIGNAL or r.kind is _CALLBACK or (r.kind is _SYNC and self._should_inline(r)):
-                self._run_chain(r)
-            else:
-                self._dispatch(r)
-
     # ------------------------------------------------------------------- bulk
     def bulk(self, size: int):
         """Group the sync pushes of this thread into engine ops of up to ``size`` pushes.
@@ -570,23 +309,6 @@ class Engine(PlacementMixin, AsyncOpsMixin, WaitMixin, DeviceSyncMixin):
         loop = self._loop.loop
         if loop is not None:
             loop.call_soon_threadsafe(loop.stop)
-
-    def _after_fork_in_child(self, pending: int) -> None:
-        """A forked child starts clean: fresh locks, no pending op, threads and loop made on first
-        use.  The parent's pending ops never run here (their threads did not come along), so the
-        vars they held are freed, and those they would have written carry one error (raised once,
-        at the first wait on any of them, not by wait_for_all), since their value here is unknown."""
-        errors = [e for e in self._errors if not e.reported]
-        self._init_state()
-        self._errors = errors
-        self._live_errors = len(errors)
-        if pending:
-            from .fork import forget_parent_work
-
-            # on the vars only: the child's wait_for_all has nothing of the parent's to report
-            if forget_parent_work(self) is not None:
-                self._live_errors += 1
-        self._refresh_slow()
 
 
 def _noop(rctx) -> None:

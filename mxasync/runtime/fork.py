@@ -20,7 +20,7 @@ from ..base import MXAsyncError
 from .op_block import _SIGNAL
 from .var import ErrorRecord, VarHandle
 
-__all__ = ["forget_parent_work"]
+__all__ = ["ForkMixin", "forget_parent_work"]
 
 FORK_MESSAGE = (
     "a write to this array (or to one it was computed from) was pending in the parent process when it forked "
@@ -44,3 +44,20 @@ def forget_parent_work(engine) -> ErrorRecord | None:
                 record = ErrorRecord(MXAsyncError(FORK_MESSAGE), "fork")
             obj._err = record
     return record
+
+
+class ForkMixin:
+    def _after_fork_in_child(self, pending: int) -> None:
+        """A forked child starts clean: fresh locks, no pending op, threads and loop made on first
+        use.  The parent's pending ops never run here (their threads did not come along), so the
+        vars they held are freed, and those they would have written carry one error (raised once,
+        at the first wait on any of them, not by wait_for_all), since their value here is unknown."""
+        errors = [e for e in self._errors if not e.reported]
+        self._init_state()
+        self._errors = errors
+        self._live_errors = len(errors)
+        if pending:
+            # on the vars only: the child's wait_for_all has nothing of the parent's to report
+            if forget_parent_work(self) is not None:
+                self._live_errors += 1
+        self._refresh_slow()

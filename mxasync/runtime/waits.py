@@ -151,18 +151,6 @@ class WaitMixin:
         """Awaitable :meth:`wait_to_read`."""
         await self.wait_for_var_async(var, for_write=False)
 
-    def _raise_var_error(self, var: VarHandle) -> None:
-        err = var._err
-        if err is None or err.reported:
-            return
-        with self._lock:
-            if err.reported:
-                return
-            err.reported = True
-            self._live_errors -= 1
-            self._refresh_slow()
-        raise err.exc
-
     def wait_for_all(self) -> None:
         """Block until every op pushed so far finished; raise the first unreported error, if any.
 
@@ -192,22 +180,6 @@ class WaitMixin:
         if self._device_used:
             await asyncio.to_thread(self._sync_devices)
         self._raise_first_error()
-
-    def _raise_first_error(self) -> None:
-        if not self._errors:
-            return
-        with self._lock:
-            first = None
-            for record in self._errors:
-                if not record.reported:
-                    if first is None:
-                        first = record
-                    record.reported = True
-                    self._live_errors -= 1
-            self._refresh_slow()
-            self._errors.clear()
-        if first is not None:
-            raise first.exc
 
     def _wait_idle(self, timeout: float | None = None) -> bool:
         """Wait for every pending op without touching errors; False on timeout."""
