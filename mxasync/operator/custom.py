@@ -217,23 +217,24 @@ class _CustomOperator(Operator):
 
     def forward(self, op_ctx, in_data, req, out_data, aux):
         op = self._user_op(in_data)
-        name = f"{self.prop.params.op_type}::pure_python"
-        _run(name, self.ctx, lambda w: op.forward(
+        _run(self.prop.params.op_type, self.ctx, lambda w: op.forward(
             is_train=op_ctx.is_train, req=[_REQ[int(r)] for r in req], in_data=w(in_data), out_data=w(out_data),
             aux=w(aux)), written=(out_data, aux))
 
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux):
         op = self._user_op(in_data)
-        name = f"_backward_{self.prop.params.op_type}::pure_python"
-        _run(name, self.ctx, lambda w: op.backward(
+        _run(f"_backward_{self.prop.params.op_type}", self.ctx, lambda w: op.backward(
             req=[_REQ[int(r)] for r in req], out_grad=w(out_grad), in_data=w(in_data), out_data=w(out_data),
             in_grad=w(in_grad), aux=w(aux)), written=(in_grad, aux))
 
 
-def _run(name: str, ctx, call, written) -> None:
-    """Run the user's code on a custom-op thread over NDArrays sharing the buffers; wait for what it pushed."""
+def _run(scope_name: str, ctx, call, written) -> None:
+    """Run the user's code on a custom-op thread over NDArrays sharing the buffers; wait for what it pushed.
+
+    The ops it pushes are profiled in the op's scope (``MyOp::_zeros``), its own time as ``MyOp::pure_python``.
+    """
     from ..ndarray.interop import _wrap
-    from ..runtime.profiler import CUSTOM_OP_DOMAIN, current
+    from ..runtime.profiler import CUSTOM_OP_DOMAIN, current, scope
 
     wrapped: dict[int, Any] = {}
 
@@ -248,11 +249,12 @@ def _run(name: str, ctx, call, written) -> None:
 
     def body():
         t0 = time.perf_counter()
-        call(w)
-        for arrays in written:
-            for nd in w(arrays):
-                nd.wait_to_read()
-        current().record_range(CUSTOM_OP_DOMAIN, name, t0, time.perf_counter())
+        with scope(scope_name):
+            call(w)
+            for arrays in written:
+                for nd in w(arrays):
+                    nd.wait_to_read()
+        current().record_range(CUSTOM_OP_DOMAIN, f"{scope_name}::pure_python", t0, time.perf_counter())
 
     global _POOL
     if _POOL is None:

@@ -55,6 +55,7 @@ from .op_block import (
     _ThreadState,
 )
 from .placement import PlacementMixin
+from .profiler import current_scope
 from .run_context import FnProperty, RunContext
 from .threads import EngineLoop, WorkerPool, default_worker_threads
 from .var import ErrorRecord, VarHandle
@@ -296,9 +297,24 @@ class Engine(GrantsMixin, ExecutionMixin, ErrorsMixin, DeferredMixin, PlacementM
         self._slow = bool(self._live_errors or self._device_used or self._profiler is not None or self._shutdown)
 
     def set_profiler(self, profiler) -> None:
-        """Install (or with None remove) the object whose ``record(op, t0, t1)`` sees every op."""
+        """Install (or with None remove) the object whose ``record(op, t0, t1)`` sees every op.
+
+        While one is installed, each push tags its op with the pushing thread's profiler
+        scope (a custom op's name).  The tagging submit is an instance attribute shadowing
+        the class's, so without a profiler the push path pays nothing for it.
+        """
         self._profiler = profiler
+        if profiler is not None:
+            self._submit = self._submit_in_scope
+        else:
+            self.__dict__.pop("_submit", None)
         self._refresh_slow()
+
+    def _submit_in_scope(self, op: _Op, deduped: bool = False) -> None:
+        name = current_scope()
+        if name is not None:
+            op.scope = name
+        type(self)._submit(self, op, deduped)
 
     def close(self) -> None:
         """Stop this engine's worker threads after pending work (for engines made by hand, e.g. in tests)."""

@@ -22,6 +22,7 @@ class _Op:
     __slots__ = (
         "fn", "kind", "ctx", "const_vars", "mutate_vars", "prop", "priority", "name",
         "wait", "inline", "err", "profiling", "key",
+        "scope",  # the profiler scope it was pushed in (set only while profiling; see Engine.set_profiler)
     )
 
     def __init__(self, fn, kind, ctx, const_vars, mutate_vars, prop, priority, name, inline):

@@ -15,10 +15,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
 import time
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from ..atomic import write_file
@@ -26,10 +28,34 @@ from ..base import MXAsyncError
 from .profiler_stats import aggregate_json, aggregate_table, check_dumps_args
 
 __all__ = ["Profiler", "Record", "set_config", "set_state", "state", "dump", "dumps", "pause", "resume",
-           "OPERATOR_DOMAIN", "CUSTOM_OP_DOMAIN"]
+           "OPERATOR_DOMAIN", "CUSTOM_OP_DOMAIN", "scope", "current_scope"]
 
 OPERATOR_DOMAIN = "operator"  # MXNet's domain of engine ops in the aggregate table
 CUSTOM_OP_DOMAIN = "Custom Operator"
+
+
+_scope = threading.local()
+
+
+@contextlib.contextmanager
+def scope(name: str) -> Iterator[None]:
+    """Profile the ops this thread pushes inside the block as ``name::<op>`` in the 'Custom Operator' domain.
+
+    MXNet's custom-op scope: a Python operator's forward runs in ``scope('MyOp')``, its
+    backward in ``scope('_backward_MyOp')``, so ``mx.nd.zeros`` called there shows as
+    ``MyOp::_zeros``.  Blocks nest; the innermost name wins.
+    """
+    prev = getattr(_scope, "name", None)
+    _scope.name = str(name)
+    try:
+        yield
+    finally:
+        _scope.name = prev
+
+
+def current_scope() -> str | None:
+    """The profiler scope of the calling thread (None outside any :func:`scope`)."""
+    return getattr(_scope, "name", None)
 
 
 class Record(NamedTuple):
@@ -69,9 +95,13 @@ class Profiler:
         if not self.profile_all and not op.profiling:
             return
         th = threading.current_thread()
-        domain = getattr(op, "profile_domain", None) or OPERATOR_DOMAIN
+        in_scope = getattr(op, "scope", None)  # tagged at push while profiling
+        if in_scope is None:
+            domain, name = OPERATOR_DOMAIN, op.display_name()
+        else:
+            domain, name = CUSTOM_OP_DOMAIN, f"{in_scope}::{op.display_name()}"
         # list.append is atomic, so workers record without a lock
-        self._records.append(Record(domain, op.display_name(), "X", str(op.ctx), th.name, th.ident, t0, t1))
+        self._records.append(Record(domain, name, "X", str(op.ctx), th.name, th.ident, t0, t1))
 
     def record_range(self, domain: str, name: str, t0: float, t1: float) -> None:
         if self.recording:

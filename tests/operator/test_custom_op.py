@@ -116,3 +116,45 @@ def test_unknown_op_type_and_bad_registration():
         mx.nd.Custom(mx.nd.ones(2), op_type="no_such_custom_op")
     with pytest.raises(mx.MXNetError):
         mx.operator.register("bad")(object)
+
+
+class _Probe(mx.operator.CustomOp):
+    """Pushes its own ops: they show in the profiler under the custom op's scope."""
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        mx.nd.zeros((3, 3))
+        self.assign(out_data[0], req[0], in_data[0] + 1)
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self.assign(in_grad[0], req[0], out_grad[0] * 2)
+
+
+@mx.operator.register("test_profiled")
+class _ProbeProp(mx.operator.CustomOpProp):
+    def create_operator(self, ctx, shapes, dtypes):
+        return _Probe()
+
+
+def test_ops_pushed_inside_a_custom_op_are_profiled_in_its_scope(tmp_path):
+    import json
+
+    mx.profiler.set_config(filename=str(tmp_path / "trace.json"), aggregate_stats=True)
+    mx.profiler.dumps(reset=True)
+    mx.profiler.set_state("run")
+    try:
+        x = mx.nd.array([1.0, 2.0])
+        x.attach_grad()
+        with mx.autograd.record():
+            y = mx.nd.Custom(x, op_type="test_profiled")
+        y.backward()
+        mx.nd.waitall()
+        stats = json.loads(mx.profiler.dumps(format="json"))["Time"]
+    finally:
+        mx.profiler.set_state("stop")
+        mx.profiler.set_config()
+        mx.profiler.dumps(reset=True)
+    assert np.allclose(y.asnumpy(), [2.0, 3.0]) and np.allclose(x.grad.asnumpy(), [2.0, 2.0])
+    custom = set(stats["Custom Operator"])
+    assert {"test_profiled::pure_python", "test_profiled::_zeros", "test_profiled::_plus_scalar",
+            "_backward_test_profiled::pure_python", "_backward_test_profiled::_mul_scalar"} <= custom, custom
+    assert "Custom" in stats["operator"]  # the custom op itself was pushed by the caller, outside any scope
