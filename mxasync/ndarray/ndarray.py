@@ -143,14 +143,14 @@ class NDArray:
     # -- sync points ------------------------------------------------------
     def wait_to_read(self) -> None:
         """Block until every pending write to this array finished; raise its error, once."""
-        _engine().wait_to_read(self._chunk.var)
+        _engine().wait_for_var(self._chunk.var, for_write=False)  # the writes only (engine.wait_to_read)
 
     def wait_to_write(self) -> None:
         """Block until every pending read and write of this array finished."""
         _engine().wait_for_var(self._chunk.var)
 
     async def wait_to_read_async(self) -> None:
-        await _engine().wait_to_read_async(self._chunk.var)
+        await _engine().wait_for_var_async(self._chunk.var, for_write=False)
 
     async def wait_to_write_async(self) -> None:
         await _engine().wait_for_var_async(self._chunk.var)
