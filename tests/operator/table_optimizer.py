@@ -99,3 +99,58 @@ CASES = [
     Case("mp_nag_mom_update", [(S,) * 4], ref=_mp_nag, params=dict(lr=0.1, momentum=0.9, wd=0.01), grad=False,
          dtypes=("float32",)),
 ]
+
+
+# -- multi_mp_sgd_* and preloaded_multi_* (optimizer/multi_sgd_forms.py) ---------------------------------------
+def _sgd_step(w, g, lr, wd, rescale=1.0, clip=-1.0):
+    g = g.astype(np.float64) * rescale
+    if clip >= 0:
+        g = np.clip(g, -clip, clip)
+    return w.astype(np.float64) * (1 - lr * wd) - lr * g
+
+
+def _mp_forms(*ins, lrs=None, wds=None, num_weights=1, rescale_grad=1.0, clip_gradient=-1.0, per=3):
+    if lrs is None:
+        lrs, wds, ins = ins[-2], ins[-1], ins[:-2]
+    return tuple(_sgd_step(ins[per * i + per - 1], ins[per * i + 1], lrs[i], wds[i], rescale_grad, clip_gradient)
+                 .astype(ins[per * i].dtype) for i in range(num_weights))
+
+
+def _pre_sgd(*ins, num_weights=1, rescale_grad=1.0, clip_gradient=-1.0):
+    lrs, wds, ins = ins[-2], ins[-1], ins[:-2]
+    return tuple(_sgd_step(ins[2 * i], ins[2 * i + 1], lrs[i], wds[i], rescale_grad, clip_gradient)
+                 .astype(ins[2 * i].dtype) for i in range(num_weights))
+
+
+def _mom_forms(mp):
+    def ref(*ins, momentum=0.0, num_weights=1, rescale_grad=1.0, clip_gradient=-1.0, lrs=None, wds=None):
+        per = 4 if mp else 3
+        if lrs is None:
+            lrs, wds, ins = ins[-2], ins[-1], ins[:-2]
+        outs = []
+        for i in range(num_weights):
+            w = ins[per * i + per - 1] if mp else ins[per * i]
+            g = ins[per * i + 1].astype(np.float64) * rescale_grad
+            if clip_gradient >= 0:
+                g = np.clip(g, -clip_gradient, clip_gradient)
+            mom = momentum * ins[per * i + 2] - lrs[i] * wds[i] * w - lrs[i] * g
+            outs.append((w + mom).astype(ins[per * i].dtype))
+        return tuple(outs)
+    return ref
+
+
+_POS = uniform(0.05, 0.4)
+CASES += [
+    Case("multi_mp_sgd_update", [((3,), (3,), (3,), (2, 2), (2, 2), (2, 2))], ref=_mp_forms, grad=False,
+         params=dict(lrs=(0.1, 0.2), wds=(0.01, 0.0), rescale_grad=0.5, clip_gradient=0.3, num_weights=2)),
+    Case("multi_mp_sgd_mom_update", [((3,),) * 4 + ((2, 2),) * 4], ref=_mom_forms(True), grad=False,
+         params=dict(lrs=(0.1, 0.2), wds=(0.01, 0.02), momentum=0.9, num_weights=2)),
+    Case("preloaded_multi_sgd_update", [((3,), (3,), (2, 2), (2, 2), (2,), (2,))], ref=_pre_sgd, grad=False,
+         params=dict(num_weights=2, rescale_grad=2.0), gens=[None] * 4 + [_POS, _POS]),
+    Case("preloaded_multi_sgd_mom_update", [((3,),) * 3 + ((1,), (1,))], ref=_mom_forms(False), grad=False,
+         params=dict(num_weights=1, momentum=0.5, clip_gradient=0.2), gens=[None] * 3 + [_POS, _POS]),
+    Case("preloaded_multi_mp_sgd_update", [((3,),) * 3 + ((1,), (1,))], grad=False, gens=[None] * 3 + [_POS, _POS],
+         ref=lambda *ins, **kw: _mp_forms(*ins, **kw), params=dict(num_weights=1)),
+    Case("preloaded_multi_mp_sgd_mom_update", [((2, 3),) * 4 + ((1,), (1,))], ref=_mom_forms(True), grad=False,
+         params=dict(num_weights=1, momentum=0.9, rescale_grad=0.5), gens=[None] * 4 + [_POS, _POS]),
+]
