@@ -100,6 +100,10 @@ def attach_grad(arr: NDArray, grad_req="write", stype=None) -> None:
 def record_op(prop, ctx, args, aux, outputs, is_train) -> None:
     """Append a node for an op call made while recording, if one of its inputs is in a graph."""
     in_ag = [x._ag for x in args]
+    for k, e in enumerate(in_ag):
+        if e is not None and e.node is not None and e.node.freed:
+            # an output of a graph a backward has freed is a constant now (MXNet clears its entry)
+            in_ag[k] = None
     for e in in_ag:
         if e is not None:
             break

@@ -3,7 +3,7 @@
 ``hybrid_forward(F, x, *args, **params)`` is written once against ``F``:
 called with NDArrays it runs imperatively with ``F = mx.nd``; after
 ``hybridize()`` the first call traces it with ``F = mx.sym`` into a graph,
-and every call runs that graph through :class:`~.cached_op.CachedOp` on our
+and every call runs that graph through :class:`~mxasync.executor.cached_graph.CachedGraph` on our
 Executor (memory planning, engine bulking, one autograd node).  Unknown
 parameter shapes are inferred from the first input by symbolic shape
 inference, hybridized or not, as MXNet does.
@@ -31,9 +31,9 @@ import numpy as np
 from .. import ndarray as nd
 from .. import symbol as _sym
 from ..atomic import write_file
+from ..executor.cached_graph import CachedGraph
 from ..ndarray.ndarray import NDArray
 from .block import Block
-from .cached_op import CachedOp
 from .parameter import DeferredInitializationError, ParameterDict
 
 __all__ = ["HybridBlock", "SymbolBlock"]
@@ -200,7 +200,7 @@ class HybridBlock(Block):
                           stacklevel=4)
         self._cached_op_args = [(True, data_names[n]) if n in data_names else (False, params[n])
                                 for n in input_names]
-        self._cached_op = CachedOp(out, self._flags)
+        self._cached_op = CachedGraph(out, self._flags)
 
     def _call_cached_op(self, *args):
         if self._cached_op is None:

@@ -30,3 +30,17 @@ __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "zero
 _populate(globals())
 _attach_fluent_methods(NDArray, globals())
 _attach_interop(NDArray)
+
+
+def __getattr__(name: str):
+    # mx.nd.CachedOp runs a Symbol's graph on an Executor, so it lives in the executor layer
+    # (mxasync/executor/cached_op.py), which this package must not import when it loads. It is
+    # resolved here on first access instead of being registered by the symbol layer when that
+    # loads: mxasync imports its subpackages lazily, so a registered name would exist or not
+    # depending on what the program happened to import first.
+    if name == "CachedOp":
+        from ..executor.cached_op import CachedOp
+
+        globals()[name] = CachedOp
+        return CachedOp
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

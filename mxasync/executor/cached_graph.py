@@ -1,4 +1,5 @@
-"""``CachedOp``: a hybridized block's traced graph, run on our Executor (MXNet's CachedOp).
+"""``CachedGraph``: a symbol's graph run on our Executor, called with NDArrays (MXNet's CachedOp
+engine; gluon's hybridized blocks and ``mx.nd.CachedOp`` both run on it).
 
 One executor is bound per input signature (context, shapes, dtypes and, while
 recording, which inputs need a gradient).  Parameters are bound as they are
@@ -16,7 +17,7 @@ binds another one, as MXNet keeps a pool of CachedOp states.
 
 >>> import mxasync as mx
 >>> x = mx.sym.var('data')
->>> op = CachedOp(x * 2 + 1)
+>>> op = CachedGraph(x * 2 + 1)
 >>> op([mx.nd.array([1.0, 2.0])], [True])[0].asnumpy().tolist()
 [3.0, 5.0]
 """
@@ -29,11 +30,11 @@ import weakref
 from .. import autograd
 from ..autograd import tape as _tape
 from ..base import MXAsyncError
-from ..executor import Executor
 from ..ndarray.ndarray import NDArray, zeros
 from ..operator import OpReqType
+from .executor import Executor
 
-__all__ = ["CachedOp"]
+__all__ = ["CachedGraph"]
 
 
 # id(gradient buffer) -> weakref to the state whose executor writes it directly (at most one may)
@@ -85,8 +86,12 @@ class _GraphNode:
         return out
 
 
-class CachedOp:
-    """Run ``sym`` on executors; inputs are given in ``sym.list_inputs()`` order."""
+class CachedGraph:
+    """Run ``sym`` on executors; inputs are given in ``sym.list_inputs()`` order.
+
+    ``is_data[k]`` says whether input ``k`` is copied into the executor's own array (data) or
+    bound as it is (parameters and aux states: in-place updates on either side are shared).
+    """
 
     def __init__(self, sym, flags=()):
         self._sym = sym
