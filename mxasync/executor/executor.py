@@ -19,6 +19,7 @@ from ..ndarray.chunk import alloc_chunk
 from ..ndarray.ndarray import NDArray, array, zeros
 from ..operator import OpReqType
 from ..runtime.engine import Engine
+from ..symbol.cse import cse_enabled, eliminate_common_expr
 from ..symbol.indexed import IndexedGraph
 from ..symbol.infer import infer_again
 from .gradient import EntryInfo, ExecOp, build_backward
@@ -26,6 +27,21 @@ from .memory import PlanOp, plan_memory
 from .program import compile_ops
 
 __all__ = ["Executor"]
+
+
+def _optimized(sym):
+    """``sym`` after the bind-time graph passes; ``sym`` itself when they change nothing.
+
+    The arguments and aux states must stay the same, in the same order (the caller's arrays
+    are bound by position); a pass result that moved them is not used.
+    """
+    if not cse_enabled():
+        return sym
+    opt = eliminate_common_expr(sym)
+    if opt is not sym and (opt.list_arguments() != sym.list_arguments()
+                           or opt.list_auxiliary_states() != sym.list_auxiliary_states()):
+        return sym
+    return opt
 
 
 class Executor:
@@ -38,7 +54,8 @@ class Executor:
         self._symbol = sym
         self._ctx = ctx
         self._xp = get_backend(ctx.device_type).xp
-        g = self._graph = graph if graph is not None and graph.symbol is sym else IndexedGraph(sym)
+        run = _optimized(sym)  # the graph that runs: common subexpressions merged (MXNet's bind pass)
+        g = self._graph = graph if graph is not None and graph.symbol is run else IndexedGraph(run)
         counts = Counter(g.nodes[i].name for i in g.input_nodes)
         dup = {n for n, c in counts.items() if c > 1}
         if dup:
@@ -213,6 +230,11 @@ class Executor:
         return reshape(self, partial_shaping, allow_up_sizing, kwargs)
 
     # -- introspection ------------------------------------------------------------------
+    def get_optimized_symbol(self):
+        """The graph this executor runs, as a Symbol: the bound symbol after the bind passes
+        (common subexpression elimination unless ``MXNET_ELIMINATE_COMMON_EXPR=0``)."""
+        return self._graph.symbol.__copy__()
+
     @property
     def planned_bytes(self) -> int:
         return self._plan.planned_bytes
