@@ -4,7 +4,8 @@
 Two op nodes that apply the same op with the same attributes to the same input entries
 compute the same thing: the later one (in topological order) is dropped and its users
 read the first.  Ops that draw random numbers or use any resource other than temporary
-space, and ops that write their inputs (aux states, in-place updates), are never merged.
+space, ops that write their inputs (aux states, in-place updates) and nodes without
+inputs (``zeros``, ``ones``) are never merged.
 When merging leaves one entry as several outputs of the graph, each repeat goes through
 a ``_copy`` node named ``<node>_<index>_copy`` so that every output has its own array,
 as in MXNet.
@@ -34,7 +35,8 @@ def cse_enabled() -> bool:
 
 
 def _mergeable(node: Node) -> bool:
-    if node.is_variable or node.mutable_positions():
+    # nodes without inputs (zeros, ones, samplers: shapes possibly inferred from their users) stay
+    if node.is_variable or not node.inputs or node.mutable_positions():
         return False
     prop = node.prop
     requests = list(prop.forward_resource()) + list(prop.backward_resource())
@@ -73,12 +75,16 @@ def eliminate_common_expr(sym):
             seen[key] = copy
     if not changed:
         return sym
-    heads, used = [], set()
+    heads, owner, chosen = [], set(), {}
     for node, k, v in sym._heads:
+        orig = (id(node), k)
+        if orig in chosen:  # repeated in the bound symbol itself: stays one entry, as in MXNet
+            heads.append(chosen[orig])
+            continue
         head = (replaced[id(node)], k, v)
-        if (id(head[0]), k) in used:
-            copy = Node(get_op("_copy"), f"{head[0].name}_{k}_copy", {}, [head])
-            head = (copy, 0, 0)
-        used.add((id(head[0]), head[1]))
+        if (id(head[0]), k) in owner:  # merging made it another output's entry: give it its own array
+            head = (Node(get_op("_copy"), f"{head[0].name}_{k}_copy", {}, [head]), 0, 0)
+        owner.add((id(head[0]), head[1]))
+        chosen[orig] = head
         heads.append(head)
     return Symbol(heads)

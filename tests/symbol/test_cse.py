@@ -91,3 +91,23 @@ def test_unchanged_graph_is_returned_as_a_copy(monkeypatch):
     exe = s.simple_bind(mx.cpu(), a=(2, 3))
     opt = exe.get_optimized_symbol()
     assert opt is not s and opt.tojson() == s.tojson()
+
+
+def test_output_repeated_in_the_bound_symbol_gets_no_copy(monkeypatch):
+    s = A * 2
+    g = mx.sym.Group([s, mx.sym.elemwise_add(A, B, name="p1"), s, mx.sym.elemwise_add(A, B, name="p2")])
+    opt = _bind(g, monkeypatch, "1").get_optimized_symbol()
+    assert opt.list_outputs() == [f"{s.name}_output", "p1_output", f"{s.name}_output", "p1_0_copy_output"]
+    grads = []
+    for cse in ("0", "1"):  # the gradient is the same with and without the pass
+        exe = _bind(g, monkeypatch, cse)
+        exe.forward(is_train=True, a=np.ones((2, 3)), b=np.ones((2, 3)))
+        exe.backward([mx.nd.full((2, 3), v) for v in (1.0, 2.0, 10.0, 100.0)])
+        grads.append(exe.grad_dict["a"].asnumpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+
+
+def test_nodes_without_inputs_are_not_merged(monkeypatch):
+    s = (mx.sym.zeros(shape=(2, 3)) + A) * (mx.sym.zeros(shape=(2, 3)) + A)
+    opt = _bind(s, monkeypatch, "1").get_optimized_symbol()
+    assert opt.get_internals().list_outputs() == s.get_internals().list_outputs()
