@@ -12,10 +12,11 @@ as in MXNet.
 
 >>> import mxasync as mx
 >>> a, b = mx.sym.var("a"), mx.sym.var("b")
->>> eliminate_common_expr((a + b) * (a + b)).get_internals().list_outputs()
-['a', 'b', '_plus0_output', '_mul0_output']
->>> eliminate_common_expr(mx.sym.Group([a * 2, a * 2])).list_outputs()
-['_mulscalar0_output', '_mulscalar0_0_copy_output']
+>>> s1, s2 = mx.sym.elemwise_add(a, b, name="s1"), mx.sym.elemwise_add(a, b, name="s2")
+>>> eliminate_common_expr(mx.sym.elemwise_mul(s1, s2, name="m")).get_internals().list_outputs()
+['a', 'b', 's1_output', 'm_output']
+>>> eliminate_common_expr(mx.sym.Group([s1, s2])).list_outputs()
+['s1_output', 's1_0_copy_output']
 """
 
 from __future__ import annotations
