@@ -226,25 +226,17 @@ def invoke_scalar(op_name: str, a, scalar: float):
             return invoke(op_name, [a], scalar=scalar)
         _SCALAR_PLANS[key] = plan
     result = _alloc(plan, 0, ctx)
-    fwd, req, in_data, out_data, op_ctx = plan.fwd, plan.req, [ad], [result._data], plan.op_ctx
-
-    def run(rctx):
-        fwd(op_ctx, in_data, req, out_data, ())
-
-    _engine().push_inline(run, ctx, [a._chunk.var], [result._chunk.var], plan.name)
+    _engine().push_kernel(plan.fwd, (plan.op_ctx, [ad], plan.req, [result._data], ()), ctx,
+                          [a._chunk.var], [result._chunk.var], plan.name)
     return result
 
 
 def _binary_small(plan: _Plan, a, b, ctx, is_train: bool):
     """``c = a + b`` and friends on small CPU arrays: the path the per-op budget is spent on."""
     result = _alloc(plan, 0, ctx)
-    fwd, req, in_data, out_data, op_ctx = plan.fwd, plan.req, [a._data, b._data], [result._data], plan.op_ctx
-
-    def run(rctx):
-        fwd(op_ctx, in_data, req, out_data, ())
-
     va, vb = a._chunk.var, b._chunk.var
-    _engine().push_inline(run, ctx, [va, vb] if va is not vb else [va], [result._chunk.var], plan.name)
+    _engine().push_kernel(plan.fwd, (plan.op_ctx, [a._data, b._data], plan.req, [result._data], ()), ctx,
+                          [va, vb] if va is not vb else [va], [result._chunk.var], plan.name)
     return result
 
 

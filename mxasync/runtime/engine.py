@@ -161,6 +161,56 @@ class Engine(GrantsMixin, ExecutionMixin, ErrorsMixin, DeferredMixin, PlacementM
         if self._slow or self._tls.bulk is not None or not self._run_now(fn, ctx, const_vars, mutate_vars, name):
             self.push_sync(fn, ctx, const_vars, mutate_vars, name=name, inline=True)
 
+    def push_kernel(self, fn, args: tuple, ctx: Context, const_vars: list, mutate_vars: list,
+                    name: str | None = None) -> None:
+        """``fn(*args)`` for the NDArray operators on small arrays: the per-op budget is spent here.
+
+        ``fn`` must be a pure kernel of a few microseconds that never calls the engine, and
+        the var lists must hold no duplicates, no var in both.  When every var is free the
+        kernel runs at once *under the engine's lock*: nothing can be granted on its vars
+        meanwhile, so there is no grant to take and give back, no op object and nothing to
+        ready afterwards (about half the cost of :meth:`push_inline`).  Anything else (a busy
+        var, errors, the profiler, a bulk block, a new context) takes the general path.
+        """
+        if self._slow or self._deferred or self._tls.bulk is not None or id(ctx) not in self._rc_cache:
+            self.push_sync(lambda rctx: fn(*args), ctx, const_vars, mutate_vars, name=name, inline=True)
+            return
+        failed = None
+        ran = False
+        with self._lock:
+            for v in const_vars:
+                if v._writing or v._queue or v._deleted:
+                    break
+            else:
+                for v in mutate_vars:
+                    if v._writing or v._readers or v._queue or v._deleted:
+                        break
+                else:
+                    ran = True
+                    try:
+                        fn(*args)
+                    except BaseException as exc:  # noqa: BLE001 - granted here, then it lands like any op failure
+                        failed = exc
+                        for v in const_vars:
+                            v._readers += 1
+                        for v in mutate_vars:
+                            v._writing = True
+                        self._pending += 1
+                    else:
+                        for v in mutate_vars:
+                            v.version += 1
+        if not ran:
+            self.push_sync(lambda rctx: fn(*args), ctx, const_vars, mutate_vars, name=name, inline=True)
+        elif failed is not None:
+            self._kernel_failed(fn, ctx, const_vars, mutate_vars, name, failed)
+
+    def _kernel_failed(self, fn, ctx, const_vars, mutate_vars, name, exc) -> None:
+        op = _Op(fn, _SYNC, ctx, const_vars, mutate_vars, _NORMAL, 0, name, True)
+        op.err = self._make_error(op, exc)
+        self._finish(op)
+        if not isinstance(exc, Exception):
+            raise exc
+
     def _run_now(self, fn, ctx, const_vars, mutate_vars, name) -> bool:
         """The hot path of a tiny op whose vars are all free: grant, run, release.
 

@@ -41,13 +41,13 @@ class GrantsMixin:
             self._pending += 1
             for v in const_vars:
                 if v._writing or v._queue:
-                    v._queue.append((op, False))
+                    (v._queue or v._new_queue()).append((op, False))
                     wait += 1
                 else:
                     v._readers += 1
             for v in mutate_vars:
                 if v._writing or v._readers or v._queue:
-                    v._queue.append((op, True))
+                    (v._queue or v._new_queue()).append((op, True))
                     wait += 1
                 else:
                     v._writing = True

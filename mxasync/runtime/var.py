@@ -59,11 +59,18 @@ class VarHandle:
         self._engine = engine
         self._readers = 0  # granted reads not yet complete
         self._writing = False  # a granted write not yet complete
-        self._queue: deque = deque()  # (op, is_write) waiting for a grant, in push order
+        # (op, is_write) waiting for a grant, in push order; an empty tuple until the first op
+        # queues (most vars never see one, and a deque costs a third of a var's creation)
+        self._queue: deque | tuple = ()
         self._err: ErrorRecord | None = None
         self._event = None  # device event of the last write (GPU ops)
         self._read_events: tuple = ()  # device events of reads since that write
         self._deleted = False
+
+    def _new_queue(self) -> deque:
+        """A fresh queue in place of an empty one (callers: ``(v._queue or v._new_queue()).append(...)``)."""
+        q = self._queue = deque()
+        return q
 
     @property
     def error(self) -> BaseException | None:

@@ -106,7 +106,7 @@ class WaitMixin:
                  _NORMAL, 0, "WaitForVar", True)
         op.wait = 1
         self._pending += 1
-        var._queue.append((op, for_write))
+        (var._queue or var._new_queue()).append((op, for_write))
         return op
 
     def wait_for_var(self, var: VarHandle, *, for_write: bool = True) -> None:
