@@ -109,6 +109,25 @@ class WaitMixin:
         (var._queue or var._new_queue()).append((op, for_write))
         return op
 
+    def _help_until(self, latch) -> None:
+        """Block until ``latch`` is released, running the worker pool's queued ops in this thread
+        meanwhile: the thread that waits would otherwise sleep while a worker is woken for them."""
+        pool = self._pool
+        if pool is not None:
+            while not latch.acquire(False):
+                op = pool.try_take()
+                if op is None:
+                    break
+                try:
+                    self._run_chain(op, True)
+                except KeyboardInterrupt:  # the user's Ctrl-C, landed while this thread ran the op
+                    raise
+                except BaseException:  # noqa: BLE001, S110 - as on a worker: the error is on the op's vars
+                    pass
+            else:
+                return
+        latch.acquire()
+
     def wait_for_var(self, var: VarHandle, *, for_write: bool = True) -> None:
         """Block until every op pushed so far that reads or writes ``var`` finished (MXNet's WaitForVar).
 
@@ -123,7 +142,7 @@ class WaitMixin:
             marker = self._enqueue_signal(var, for_write, latch.release)
         if marker is not None:
             self._refuse_inside_op("wait_for_var", var, marker, for_write)
-            latch.acquire()
+            self._help_until(latch)
         if var._event is not None or (for_write and var._read_events):
             self._host_sync(var, for_write)
         self._raise_var_error(var)
@@ -164,7 +183,7 @@ class WaitMixin:
         release = latch.release
         if self._when_idle(release):
             self._refuse_inside_op("wait_for_all", None, None, idle_callback=release)
-            latch.acquire()
+            self._help_until(latch)
         self._sync_devices()
         self._raise_first_error()
 

@@ -35,6 +35,7 @@ def test_dependents_are_skipped_and_inherit(engine):
     engine.push_sync(lambda r: ran.append("independent"), CPU, [], [free], name="independent")
     with pytest.raises(mx.MXNetError, match="producer"):
         engine.wait_for_var(c)  # the error reached c through b, naming the op that failed
+    engine.wait_for_var(free)  # (it may still be queued: the waiting thread runs what it waits for first)
     assert ran == ["independent"]
     # the same failure no longer raises anywhere (surface once)
     engine.wait_for_var(a)
