@@ -1,3 +1,11 @@
 """Contrib ops (MXNet's src/operator/contrib, ``_contrib_*``; ``mx.nd.contrib`` / ``mx.sym.contrib``)."""
 
-from . import all_finite, krprod, multi_lars, multi_sum_sq, reset_arrays  # noqa: F401  (importing registers the ops)
+from . import (  # noqa: F401  (importing registers the ops)
+    all_finite,
+    arrays,
+    elemwise_extra,
+    krprod,
+    multi_lars,
+    multi_sum_sq,
+    reset_arrays,
+)

@@ -1,3 +1,3 @@
 """Output (loss) layers and gradient-control ops: SoftmaxOutput, *RegressionOutput, SVMOutput, MakeLoss, BlockGrad."""
 
-from . import output, svm_output  # noqa: F401
+from . import output, softmax_cross_entropy, svm_output  # noqa: F401

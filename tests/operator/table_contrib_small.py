@@ -1,0 +1,63 @@
+"""Table rows: softmax_cross_entropy and the small contrib ops, against numpy references."""
+
+from __future__ import annotations
+
+import numpy as np
+from cases import Case, integers, uniform
+
+
+def _sce(data, label):
+    x = data.astype(np.float64)
+    logp = x - x.max(1, keepdims=True)
+    logp -= np.log(np.exp(logp).sum(1, keepdims=True))
+    return np.array([-logp[np.arange(len(x)), label.astype(int)].sum()], data.dtype)
+
+
+def _round_half_away(x):
+    return (np.sign(x) * np.floor(np.abs(x) + 0.5)).astype(x.dtype)
+
+
+def _arange_like(d, start=0.0, step=1.0, repeat=1, axis=None):
+    shape = d.shape if axis is None else (d.shape[axis],)
+    return (start + step * (np.arange(int(np.prod(shape))) // repeat)).reshape(shape).astype(d.dtype)
+
+
+def _index_array(d, axes=None):
+    axes = range(d.ndim) if axes is None else axes
+    return np.stack([np.indices(d.shape)[a] for a in axes], -1).astype(np.int64)
+
+
+def _index_copy(old, idx, new):
+    out = old.copy()
+    out[idx.astype(int)] = new
+    return out
+
+
+def _distinct_rows(rng, shape, dtype):
+    return rng.permutation(6)[: shape[0]].astype(dtype)
+
+
+def _allclose_check(outs, inputs, params):
+    a, b = inputs
+    assert outs[0].shape == () and outs[0].dtype == np.uint8
+    assert int(outs[0]) == int(np.allclose(b, a, rtol=params.get("rtol", 1e-5), atol=params.get("atol", 1e-8)))
+
+
+CASES = [
+    Case("softmax_cross_entropy", [((4, 5), (4,))], ref=_sce, gens=[uniform(-2, 2), integers(0, 5)], wrt=(0,)),
+    Case("_contrib_quadratic", [((2, 3),)], ref=lambda x, a, b, c: a * x * x + b * x + c,
+         params=dict(a=0.5, b=-2.0, c=1.5)),
+    Case("_contrib_div_sqrt_dim", [((2, 3, 9),)], ref=lambda x: x / np.sqrt(9).astype(x.dtype)),
+    Case("_contrib_gradientmultiplier", [((3, 2),)], ref=lambda x, scalar: x, params=dict(scalar=-0.5),
+         grad=False),  # backward is scalar * out_grad, not the derivative: checked in test_contrib_small.py
+    Case("_contrib_round_ste", [((2, 4),)], ref=_round_half_away, gens=uniform(-3, 3), grad=False),
+    Case("_contrib_sign_ste", [((2, 4),)], ref=lambda x: np.sign(x), grad=False),
+    Case("_contrib_arange_like", [((2, 3),), ((3, 4),)], ref=_arange_like, params=dict(start=1.0, step=0.5,
+                                                                                         repeat=2), grad="zero"),
+    Case("_contrib_arange_like", [((2, 7),)], ref=_arange_like, params=dict(axis=-1), grad="zero",
+         name="_contrib_arange_like_axis"),
+    Case("_contrib_index_array", [((2, 3, 4),)], ref=_index_array, params=dict(axes=(2, 0)), grad="zero"),
+    Case("_contrib_index_copy", [((6, 3), (2,), (2, 3))], ref=_index_copy,
+         gens=[uniform(), _distinct_rows, uniform()], wrt=(0, 2)),
+    Case("_contrib_allclose", [((2, 3), (2, 3))], check=_allclose_check),
+]
