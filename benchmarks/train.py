@@ -8,8 +8,8 @@ rescale 1/batch) on random data, for
 
 Module is timed two ways: ``sync`` waits for the updated weights after every step (what a
 loop reading its metric each batch sees), ``pipelined`` pushes ``--steps`` steps and waits
-once. numpy runs with its default BLAS threads (the engine caps BLAS at one thread per worker;
-the cap is lifted while numpy runs). The first step of both is compared (max relative
+once. numpy runs with BLAS on every core (the engine's GEMMs run on its own BLAS instance,
+mxasync.backends.numpy.blas, and leave numpy's alone). The first step of both is compared (max relative
 difference of the updated weights) so the two really compute the same thing.
 The Module figures with ``--contexts 2`` split each batch over cpu(0) and cpu(1) (data parallel).
 
@@ -17,7 +17,8 @@ Peers: MXNet 1.9.1 (``--mxnet PY``, default /work/mxref/bin/python) and PyTorch 
 default /work/venvs/torch/bin/python) run the same step (``train_peers.py``) in a subprocess
 when their Python exists. ``--rounds`` alternates all of them (mxasync, numpy, MXNet, PyTorch)
 round after round, so every figure comes from the same machine state; the summary gives the
-median and range over rounds and mxasync's ratio to each peer.
+median and range over rounds and mxasync's ratio to each peer, and ``cpu_ms_per_step`` the CPU
+time of each per step (all its threads: what the step costs, whatever else the machine runs).
 
 Usage: ``python benchmarks/train.py [--steps 30] [--repeat 5] [--rounds 3]``
 """
@@ -167,12 +168,16 @@ def bench(name, sym, data_shape, batch, steps, repeat, contexts=1) -> dict:
     diff = max(float(np.abs((got[k].asnumpy() - initial[k]) - (v - initial[k])).max()
                      / (np.abs(v - initial[k]).max() + 1e-12)) for k, v in params.items())
 
+    cpu: dict[str, float] = {}
+
     def timed(fn) -> float:
-        best = []
+        best, used = [], []
         for _ in range(repeat):
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             fn()
             best.append((time.perf_counter() - t0) / steps)
+            used.append((time.process_time() - c0) / steps)
+        cpu[fn.__name__] = round(float(np.median(used)) * 1e3, 3)
         return float(np.median(best))
 
     def sync():
@@ -192,6 +197,7 @@ def bench(name, sym, data_shape, batch, steps, repeat, contexts=1) -> dict:
 
     t = {"module_sync": timed(sync), "module_pipelined": timed(pipelined), "numpy": timed(plain)}
     return {"batch": batch, "images_per_s": {k: round(batch / v, 1) for k, v in t.items()},
+            "cpu_ms_per_step": {"module_sync": cpu["sync"], "module_pipelined": cpu["pipelined"], "numpy": cpu["plain"]},
             "step_ms": {k: round(v * 1e3, 3) for k, v in t.items()},
             "module_over_numpy_speed": round(t["numpy"] / t["module_sync"], 3),
             "first_update_max_rel_diff": diff}
@@ -225,6 +231,7 @@ def main() -> None:
     mx.random.seed(0)
     peers = {k: v for k, v in (("mxnet", args.mxnet), ("pytorch", args.torch)) if v and os.path.exists(v)}
     rounds: dict[str, dict[str, list[float]]] = {"mlp": {}, "lenet": {}}
+    cpu_rounds: dict[str, dict[str, list[float]]] = {"mlp": {}, "lenet": {}}
     last = {}
     for _ in range(args.rounds):
         last = {
@@ -234,6 +241,8 @@ def main() -> None:
         for net, res in last.items():
             for k, v in res["images_per_s"].items():
                 rounds[net].setdefault(k, []).append(v)
+            for k, v in res["cpu_ms_per_step"].items():
+                cpu_rounds[net].setdefault(k, []).append(v)
         for name, python in peers.items():
             try:
                 got = peer(python, "mxnet" if name == "mxnet" else "torch", args.steps, args.peer_threads)
@@ -242,6 +251,8 @@ def main() -> None:
                 continue
             for net in ("mlp", "lenet"):
                 rounds[net].setdefault(name, []).append(got[net])
+                if net in got.get("cpu_ms", {}):
+                    cpu_rounds[net].setdefault(name, []).append(got["cpu_ms"][net])
     summary = {}
     for net, per in rounds.items():
         row = {k: _summary(v) for k, v in per.items()}
@@ -252,6 +263,8 @@ def main() -> None:
         summary[net] = row
     result = {
         "images_per_s": summary,
+        # CPU time per step (all threads): what the work costs, whatever else the machine runs
+        "cpu_ms_per_step": {net: {k: _summary(v)["median"] for k, v in per.items()} for net, per in cpu_rounds.items()},
         "last_round": last,
         "rounds": args.rounds,
         "module_contexts": args.contexts,
