@@ -14,8 +14,8 @@ with numpy's) and owns it outright:
   PyTorch give it; when other threads are runnable (the engine's other workers, the user's
   code, other processes) the GEMM takes fewer threads, down to one, because a BLAS call is
   as slow as its slowest thread and a thread that waits for a core stalls the whole call
-  (on 2 busy cores a 2-thread GEMM measured 6-20x slower than a 1-thread one).  The count
-  of runnable threads is the kernel's (``/proc/loadavg``), read at most every 20 ms.
+  (on 2 busy cores a 2-thread GEMM measured 6-20x slower than a 1-thread one); see
+  :mod:`.pressure`.
 
 GEMMs below :data:`MIN_WORK` multiply-adds stay on numpy (OpenBLAS runs those on one
 thread anyway, and a ctypes call costs ~2 µs); so does everything when the wheel is
@@ -33,11 +33,11 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
-import time
 
 import numpy
 
 from ...base import env_int
+from . import pressure
 
 __all__ = ["matmul", "available", "threads", "MIN_WORK"]
 
@@ -52,9 +52,6 @@ _gemm: dict = {}
 _gemm_batch: dict = {}
 _threads = 0
 _now_threads = 0
-_pressure_at = -1.0
-_pressure = 0
-_loadavg_fd = None  # kept open: a pread costs ~2 µs, an open ~20 µs (0.5 ms on a busy machine)
 _loaded = False
 _load_lock = threading.Lock()
 _run_lock = threading.Lock()
@@ -115,19 +112,7 @@ def _load() -> None:
 
 
 def _runnable_elsewhere() -> int:
-    """Threads runnable on the machine besides the caller, sampled at most every 20 ms (0 if unknown)."""
-    global _pressure_at, _pressure
-    now = time.monotonic()
-    if now - _pressure_at > 0.02:
-        _pressure_at = now
-        global _loadavg_fd
-        try:
-            if _loadavg_fd is None:
-                _loadavg_fd = os.open("/proc/loadavg", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-            _pressure = max(0, int(os.pread(_loadavg_fd, 128, 0).split()[3].split(b"/")[0]) - 1)
-        except (OSError, ValueError, IndexError, AttributeError):  # not Linux: trust the configured count
-            _pressure = 0
-    return _pressure
+    return pressure.runnable_elsewhere()
 
 
 def _threads_for_call() -> int:

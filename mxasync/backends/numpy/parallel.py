@@ -23,8 +23,9 @@ from __future__ import annotations
 import os
 import queue
 import threading
-import time
 from collections.abc import Callable
+
+from . import pressure
 
 __all__ = ["split", "nthreads", "worth_splitting", "MIN_ELEMENTS"]
 
@@ -59,23 +60,11 @@ _NTHREADS = _configured()
 #: it holds a chunk, and every extra thread makes the GIL holder likelier to be preempted (LeNet's
 #: step measured +30% CPU time split on 2 cores at load 5). Tests turn it off to force splits.
 CHECK_LOAD = True
-_idle_at = -1.0
-_idle = 0
 
 
 def idle_cores() -> int:
-    """Cores with nothing runnable on them besides the caller (``/proc/loadavg``, sampled every 20 ms)."""
-    global _idle_at, _idle
-    now = time.monotonic()
-    if now - _idle_at > 0.02:
-        _idle_at = now
-        try:
-            with open("/proc/loadavg", "rb") as fh:
-                running = int(fh.read().split()[3].split(b"/")[0])  # the caller included
-            _idle = max(0, _cores() - running)
-        except (OSError, ValueError, IndexError):  # not Linux: trust the configured count
-            _idle = _NTHREADS - 1
-    return _idle
+    """Cores with nothing runnable on them besides the caller (see :mod:`.pressure`)."""
+    return max(0, _cores() - 1 - pressure.runnable_elsewhere())
 
 
 def nthreads() -> int:
