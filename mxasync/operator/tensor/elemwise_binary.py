@@ -36,14 +36,14 @@ def _cmp(f):
 # name: (forward(xp, a, b), grads(xp, a, b, y, og) -> (ga, gb), ufunc for direct writes, elemwise aliases, broadcast aliases)
 BINARY_OPS = {
     "add": (lambda xp, a, b: a + b, lambda xp, a, b, y, g: (g, g), "add",
-            ("_plus", "_add", "_Plus"), ("broadcast_plus",)),
+            ("_plus", "_add", "_Plus", "_grad_add"), ("broadcast_plus",)),
     "sub": (lambda xp, a, b: a - b, lambda xp, a, b, y, g: (g, -g), "subtract",
             ("_minus", "_sub", "_Minus"), ("broadcast_minus",)),
     "mul": (lambda xp, a, b: a * b, lambda xp, a, b, y, g: (g * b, g * a), "multiply", ("_mul", "_Mul"), ()),
     "div": (lambda xp, a, b: a / b, lambda xp, a, b, y, g: (g / b, -g * a / (b * b)), "divide",
             ("_div", "_Div"), ()),
     "mod": (lambda xp, a, b: xp.mod(a, b), lambda xp, a, b, y, g: (g, -g * xp.floor(a / b)), "mod",
-            ("_mod",), ()),
+            ("_mod", "_Mod"), ()),
     "power": (lambda xp, a, b: xp.power(a, b),
               lambda xp, a, b, y, g: (g * b * xp.power(a, b - 1), g * y * xp.log(a)), "power",
               ("_power", "_Power"), ()),
@@ -53,15 +53,15 @@ BINARY_OPS = {
                 ("_minimum", "_Minimum"), ()),
     "hypot": (lambda xp, a, b: xp.hypot(a, b), lambda xp, a, b, y, g: (g * a / y, g * b / y), "hypot",
               ("_hypot", "_Hypot"), ()),
-    "equal": (_cmp(lambda xp, a, b: a == b), _zeros, None, ("_equal",), ()),
-    "not_equal": (_cmp(lambda xp, a, b: a != b), _zeros, None, ("_not_equal",), ()),
-    "greater": (_cmp(lambda xp, a, b: a > b), _zeros, None, ("_greater",), ()),
-    "greater_equal": (_cmp(lambda xp, a, b: a >= b), _zeros, None, ("_greater_equal",), ()),
-    "lesser": (_cmp(lambda xp, a, b: a < b), _zeros, None, ("_lesser",), ()),
-    "lesser_equal": (_cmp(lambda xp, a, b: a <= b), _zeros, None, ("_lesser_equal",), ()),
-    "logical_and": (_cmp(lambda xp, a, b: (a != 0) & (b != 0)), _zeros, None, ("_logical_and",), ()),
-    "logical_or": (_cmp(lambda xp, a, b: (a != 0) | (b != 0)), _zeros, None, ("_logical_or",), ()),
-    "logical_xor": (_cmp(lambda xp, a, b: (a != 0) ^ (b != 0)), _zeros, None, ("_logical_xor",), ()),
+    "equal": (_cmp(lambda xp, a, b: a == b), _zeros, None, ("_equal", "_Equal"), ()),
+    "not_equal": (_cmp(lambda xp, a, b: a != b), _zeros, None, ("_not_equal", "_Not_Equal"), ()),
+    "greater": (_cmp(lambda xp, a, b: a > b), _zeros, None, ("_greater", "_Greater"), ()),
+    "greater_equal": (_cmp(lambda xp, a, b: a >= b), _zeros, None, ("_greater_equal", "_Greater_Equal"), ()),
+    "lesser": (_cmp(lambda xp, a, b: a < b), _zeros, None, ("_lesser", "_Lesser"), ()),
+    "lesser_equal": (_cmp(lambda xp, a, b: a <= b), _zeros, None, ("_lesser_equal", "_Lesser_Equal"), ()),
+    "logical_and": (_cmp(lambda xp, a, b: (a != 0) & (b != 0)), _zeros, None, ("_logical_and", "_Logical_And"), ()),
+    "logical_or": (_cmp(lambda xp, a, b: (a != 0) | (b != 0)), _zeros, None, ("_logical_or", "_Logical_Or"), ()),
+    "logical_xor": (_cmp(lambda xp, a, b: (a != 0) ^ (b != 0)), _zeros, None, ("_logical_xor", "_Logical_Xor"), ()),
 }
 
 # MXNet names the same-shape ops elemwise_add/sub/mul/div and _<name> for the rest
@@ -182,7 +182,14 @@ _SCALAR_ALIASES = {"_plus_scalar": ("_PlusScalar",), "_minus_scalar": ("_MinusSc
                    "_rminus_scalar": ("_RMinusScalar",), "_mul_scalar": ("_MulScalar",),
                    "_div_scalar": ("_DivScalar",), "_rdiv_scalar": ("_RDivScalar",),
                    "_power_scalar": ("_PowerScalar",), "_rpower_scalar": ("_RPowerScalar",),
-                   "_maximum_scalar": ("_MaximumScalar",), "_minimum_scalar": ("_MinimumScalar",)}
+                   "_maximum_scalar": ("_MaximumScalar",), "_minimum_scalar": ("_MinimumScalar",),
+                   # MXNet's legacy names (old symbol JSON files use them)
+                   "_mod_scalar": ("_ModScalar",), "_rmod_scalar": ("_RModScalar",),
+                   "_hypot_scalar": ("_HypotScalar",), "_equal_scalar": ("_EqualScalar",),
+                   "_not_equal_scalar": ("_NotEqualScalar",), "_greater_scalar": ("_GreaterScalar",),
+                   "_greater_equal_scalar": ("_GreaterEqualScalar",), "_lesser_scalar": ("_LesserScalar",),
+                   "_lesser_equal_scalar": ("_LesserEqualScalar",), "_logical_and_scalar": ("_LogicalAndScalar",),
+                   "_logical_or_scalar": ("_LogicalOrScalar",), "_logical_xor_scalar": ("_LogicalXorScalar",)}
 
 
 # the scalar ops a ufunc computes straight into the output: name -> (ufunc, scalar on the left)
