@@ -1,4 +1,4 @@
-"""Table rows: softmax_cross_entropy and the small contrib ops, against numpy references."""
+"""Table rows: softmax_cross_entropy, the small contrib ops and the AMP casts, against numpy references."""
 
 from __future__ import annotations
 
@@ -60,4 +60,20 @@ CASES = [
     Case("_contrib_index_copy", [((6, 3), (2,), (2, 3))], ref=_index_copy,
          gens=[uniform(), _distinct_rows, uniform()], wrt=(0, 2)),
     Case("_contrib_allclose", [((2, 3), (2, 3))], check=_allclose_check),
+]
+
+
+def _amp_cast(x, dtype):
+    return x.astype(dtype) if x.dtype in (np.float16, np.float32) else x
+
+
+def _amp_multicast(*xs, num_outputs, cast_narrow=False):
+    amp = [x.dtype for x in xs if x.dtype in (np.float16, np.float32)]
+    t = (min if cast_narrow else max)(amp, key=lambda d: d.itemsize) if amp else None
+    return tuple(x.astype(t) if x.dtype in (np.float16, np.float32) else x for x in xs)
+
+
+CASES += [
+    Case("amp_cast", [((2, 3),)], ref=_amp_cast, params=dict(dtype="float16"), inplace=False),
+    Case("amp_multicast", [((3,), (2, 2))], ref=_amp_multicast, params=dict(num_outputs=2)),
 ]

@@ -70,3 +70,21 @@ def test_front_ends():
 def test_errors(op, params, shapes, msg):
     with pytest.raises(MXAsyncError, match=msg):
         prepare(op, params).infer_shape(shapes)
+
+
+AMP = load_cases(Path(__file__).parent / "fixtures_amp_cast" / "mxnet_ref.npz")
+
+
+@pytest.mark.parametrize("case", sorted(AMP))
+def test_amp_casts_match_mxnet(case):
+    a = AMP[case]
+    spec = a["spec"]
+    inputs = numbered(a, "in")
+    outs = forward(spec["op"], spec["params"], [x.copy() for x in inputs])
+    for o, want in zip(outs, numbered(a, "out"), strict=True):
+        assert o.dtype == want.dtype, case
+        np.testing.assert_array_equal(o, want, err_msg=case)
+    grads = backward(spec["op"], spec["params"], inputs, outs, numbered(a, "head"))
+    for i, g in enumerate(grads):
+        assert g.dtype == a[f"grad{i}"].dtype
+        np.testing.assert_array_equal(g, a[f"grad{i}"], err_msg=f"{case}: grad {i}")

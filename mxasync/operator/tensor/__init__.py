@@ -1,6 +1,7 @@
 """Tensor ops (MXNet's src/operator/tensor): elementwise, broadcast, reduce, indexing, shape/layout, init, ordering."""
 
 from . import (  # noqa: F401  (importing registers the ops)
+    amp_cast,
     array_attrs,
     cumsum,
     element_0index,
