@@ -95,13 +95,23 @@ def _training_threads():
     The setting is process-wide, so the library never makes it (it would change the user's own
     threads); this command owns its process and restores it when it ends.
     ``MXASYNC_SWITCH_INTERVAL_US`` overrides the value.  BLAS threads need no setting: the
-    engine's GEMMs run on its own BLAS (see ``mxasync.backends.numpy.blas``).
+    engine's GEMMs run on its own BLAS (see ``mxasync.backends.numpy.blas``); only where that
+    is missing (no ``scipy-openblas32`` wheel) does this command cap numpy's BLAS at one thread
+    per call while it trains, as the engine's workers would otherwise share numpy's pool.
     """
+    from ..backends.numpy import blas
+
     interval = float(os.environ.get("MXASYNC_SWITCH_INTERVAL_US") or 500) * 1e-6
     previous = sys.getswitchinterval()
     sys.setswitchinterval(min(interval, previous))
     try:
-        yield
+        if blas.available():
+            yield
+        else:
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(limits=1, user_api="blas"):
+                yield
     finally:
         sys.setswitchinterval(previous)
 

@@ -37,11 +37,18 @@ def test_engine_leaves_blas_threads_and_switch_interval_alone():
 def test_train_command_restores_what_it_set(tmp_path):
     import threadpoolctl
 
+    from mxasync.backends.numpy import blas
     from mxasync.train import cli as train_cli
 
-    before = sys.getswitchinterval(), [i["num_threads"] for i in threadpoolctl.threadpool_info()]
+    def state():
+        return sys.getswitchinterval(), {i["filepath"]: i["num_threads"] for i in threadpoolctl.threadpool_info()}
+
+    blas.available()  # loads the engine's own BLAS, which is not the user's
+    before = state()
     with train_cli._training_threads():
-        inside = sys.getswitchinterval(), [i["num_threads"] for i in threadpoolctl.threadpool_info()]
-    after = sys.getswitchinterval(), [i["num_threads"] for i in threadpoolctl.threadpool_info()]
+        inside = state()
+    after = state()
     assert after == before
-    assert inside[0] <= 0.0005 and inside[1] == before[1]
+    assert inside[0] <= 0.0005
+    if blas.available():  # numpy's BLAS is left alone: the engine's GEMMs run on its own
+        assert inside[1] == before[1]

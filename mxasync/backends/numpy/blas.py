@@ -168,6 +168,13 @@ def _numpy(a, b, out):
     return numpy.matmul(a, b) if out is None else numpy.matmul(a, b, out=out)
 
 
+def _big_numpy(a, b, out):
+    """A big GEMM the private BLAS cannot take (no wheel, an odd layout or dtype) on numpy's BLAS,
+    one at a time all the same: two multithreaded calls at once on numpy's pool are the cliff."""
+    with _run_lock:
+        return _numpy(a, b, out)
+
+
 def matmul(a, b, out=None):
     """``numpy.matmul(a, b, out=out)``, with big float GEMMs (batched too) on the engine's private BLAS."""
     if a.ndim < 2 or b.ndim < 2 or a.dtype != b.dtype or a.shape[-1] != b.shape[-2]:
@@ -189,7 +196,7 @@ def matmul(a, b, out=None):
     la = _operand(a.shape[-2:], a.strides[-2:], size)
     lb = _operand(b.shape[-2:], b.strides[-2:], size)
     if fn is None or la is None or lb is None:
-        return _numpy(a, b, out)
+        return _big_numpy(a, b, out)
     shape = batch + (m, n)
     if out is None:
         c = numpy.empty(shape, dtype=a.dtype)
@@ -197,11 +204,11 @@ def matmul(a, b, out=None):
           and not numpy.may_share_memory(out, a) and not numpy.may_share_memory(out, b)):
         c = out
     else:
-        return _numpy(a, b, out)
+        return _big_numpy(a, b, out)
     if count > 1:
         sa, sb = _stride_over(a, batch, size), _stride_over(b, batch, size)
         if sa is None or sb is None:
-            return _numpy(a, b, out)
+            return _big_numpy(a, b, out)
     with _run_lock:  # one GEMM at a time on the private pool: two at once fight over its threads
         nthreads = _threads_for_call()
         if nthreads != _now_threads:
