@@ -77,3 +77,33 @@ CASES += [
     Case("amp_cast", [((2, 3),)], ref=_amp_cast, params=dict(dtype="float16"), inplace=False),
     Case("amp_multicast", [((3,), (2, 2))], ref=_amp_multicast, params=dict(num_outputs=2)),
 ]
+
+
+# interleaved attention matmuls: references written with einsum on the (seq, batch, heads, part, d) view
+def _heads(x, h, n):
+    s, b, e = x.shape
+    return x.reshape(s, b, h, n, e // (n * h))
+
+
+def _qk(q, k):  # (s, b, h, d) x (t, b, h, d) -> (b*h, s, t)
+    r = np.einsum("sbhd,tbhd->bhst", q, k) / np.sqrt(q.shape[-1])
+    return r.reshape(-1, *r.shape[2:]).astype(q.dtype)
+
+
+def _av(att, v):  # (b*h, s, t) x (t, b, h, d) -> (s, b, h*d)
+    t, b, h, d = v.shape
+    r = np.einsum("bhst,tbhd->sbhd", att.reshape(b, h, *att.shape[1:]), v)
+    return r.reshape(r.shape[0], b, h * d).astype(v.dtype)
+
+
+_H = 2
+CASES += [
+    Case("_contrib_interleaved_matmul_selfatt_qk", [((3, 2, 12),)], params=dict(heads=_H),
+         ref=lambda x, heads: _qk(_heads(x, heads, 3)[:, :, :, 0], _heads(x, heads, 3)[:, :, :, 1])),
+    Case("_contrib_interleaved_matmul_selfatt_valatt", [((3, 2, 12), (4, 3, 3))], params=dict(heads=_H),
+         ref=lambda x, att, heads: _av(att, _heads(x, heads, 3)[:, :, :, 2])),
+    Case("_contrib_interleaved_matmul_encdec_qk", [((3, 2, 4), (5, 2, 8))], params=dict(heads=_H),
+         ref=lambda q, kv, heads: _qk(_heads(q, heads, 1)[:, :, :, 0], _heads(kv, heads, 2)[:, :, :, 0])),
+    Case("_contrib_interleaved_matmul_encdec_valatt", [((5, 2, 8), (4, 3, 5))], params=dict(heads=_H),
+         ref=lambda kv, att, heads: _av(att, _heads(kv, heads, 2)[:, :, :, 1])),
+]

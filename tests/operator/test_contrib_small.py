@@ -88,3 +88,29 @@ def test_amp_casts_match_mxnet(case):
     for i, g in enumerate(grads):
         assert g.dtype == a[f"grad{i}"].dtype
         np.testing.assert_array_equal(g, a[f"grad{i}"], err_msg=f"{case}: grad {i}")
+
+
+ATTENTION = load_cases(Path(__file__).parent / "fixtures_interleaved_matmul" / "mxnet_ref.npz")
+
+
+@pytest.mark.parametrize("case", sorted(ATTENTION))
+def test_interleaved_matmul_matches_mxnet(case):
+    a = ATTENTION[case]
+    spec = a["spec"]
+    inputs = numbered(a, "in")
+    outs = forward(spec["op"], spec["params"], [x.copy() for x in inputs])
+    np.testing.assert_allclose(outs[0], a["out0"], rtol=1e-5, atol=1e-5, err_msg=case)
+    grads = backward(spec["op"], spec["params"], inputs, outs, [a["head0"]])
+    for i in spec["grads"]:
+        np.testing.assert_allclose(grads[i], a[f"grad{i}"], rtol=1e-5, atol=1e-5, err_msg=f"{case}: grad {i}")
+
+
+@pytest.mark.parametrize("op,shapes,msg", [
+    ("selfatt_qk", [(4, 2, 16)], r"queries_keys_values has shape \(4, 2, 16\); it must be \(seq, batch, 3 \* heads"),
+    ("selfatt_valatt", [(4, 2, 18), (6, 4, 5)], r"attention has shape \(6, 4, 5\) but .* needs \(6, 4, 4\)"),
+    ("encdec_qk", [(4, 2, 6), (5, 2, 18)], r"keys_values \(5, 2, 18\) must be \(kseq, 2, 12\)"),
+    ("encdec_valatt", [(5, 2, 12), (6, 4, 4)], "attention has shape"),
+])
+def test_interleaved_matmul_shape_errors(op, shapes, msg):
+    with pytest.raises(MXAsyncError, match=msg):
+        prepare(f"_contrib_interleaved_matmul_{op}", dict(heads=3)).infer_shape(shapes)

@@ -8,4 +8,5 @@ from . import (  # noqa: F401  (importing registers the ops)
     multi_lars,
     multi_sum_sq,
     reset_arrays,
+    transformer,
 )
