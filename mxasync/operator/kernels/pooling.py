@@ -193,17 +193,47 @@ def pooling_backward(
     return grad
 
 
+class _PhaseSum:
+    """Sums of overlapping window gradients, gathered per stride phase in compact arrays.
+
+    Offset ``a`` of a window at output ``i`` lands on input ``(i + a // s) * s + a % s``: for each
+    phase ``a % s`` the gradients add up in an output-sized contiguous array at shift ``a // s``,
+    and each phase is written into the input-sized gradient once, instead of every offset doing
+    a strided read-modify-write of it (3x3/2 max pooling backward: 9 strided passes become 4).
+    """
+
+    def __init__(self, xp, grad, kernel, stride, osp):
+        self.xp, self.grad, self.stride, self.osp = xp, grad, stride, osp
+        self.lead = (slice(None), slice(None))
+        self.bufs: dict = {}
+
+    def add(self, offs, part) -> None:
+        phase = tuple(a % s for a, s in zip(offs, self.stride, strict=True))
+        buf = self.bufs.get(phase)
+        if buf is None:
+            view = self.grad[self.lead + tuple(slice(ph, None, s) for ph, s in zip(phase, self.stride, strict=True))]
+            buf = self.bufs[phase] = self.xp.zeros(view.shape, dtype=self.grad.dtype)
+        shift = tuple(a // s for a, s in zip(offs, self.stride, strict=True))
+        buf[self.lead + tuple(slice(h, h + o) for h, o in zip(shift, self.osp, strict=True))] += part
+
+    def flush(self) -> None:
+        for phase, buf in self.bufs.items():
+            self.grad[self.lead + tuple(slice(ph, None, s) for ph, s in zip(phase, self.stride, strict=True))] = buf
+
+
 def _backward_block(xp, og, x, out, geo, pool_type, p, include, target) -> None:
     kernel, stride, before, after, osp = geo
     fill = _fill_value(x.dtype) if pool_type == "max" else 0
     xpad = pad_spatial(xp, x, before, after, fill)
     windows = _windows(kernel, stride, osp)
+    offsets = list(itertools.product(*(range(k) for k in kernel)))
     # disjoint windows (LeNet's 2x2/2) put each element in at most one window: gradients are written
     # instead of added; when they also tile the input exactly, straight into the target
     disjoint = all(s >= k for s, k in zip(stride, kernel, strict=True))
     exact = disjoint and xpad.shape == x.shape and all(
         o * k == d for o, k, d in zip(osp, kernel, x.shape[2:], strict=True))
     grad = target if exact else xp.zeros(xpad.shape, dtype=og.dtype)
+    sums = None if disjoint else _PhaseSum(xp, grad, kernel, stride, osp)
     if pool_type == "max":
         if out is None:
             out = _pooling_max(xp, xpad, windows)
@@ -222,26 +252,27 @@ def _backward_block(xp, og, x, out, geo, pool_type, p, include, target) -> None:
             if disjoint:
                 xp.multiply(og, hit, out=grad[w])
             else:
-                xp.multiply(og, hit, out=part)
-                grad[w] += part
+                sums.add(offsets[i], xp.multiply(og, hit, out=part))
     elif pool_type in ("avg", "sum"):
         g = og
         if pool_type == "avg":
             g = og / _divisor(xp, x.shape[2:], kernel, stride, before, osp, include, x.dtype)
-        for w in windows:
+        for offs, w in zip(offsets, windows, strict=True):
             if disjoint:
                 grad[w] = g
             else:
-                grad[w] += g
+                sums.add(offs, g)
     else:
         if out is None:
             out = _lp(xp, xpad, windows, p)
-        for w in windows:
+        for offs, w in zip(offsets, windows, strict=True):
             # d/dx (sum x^p)^(1/p) = (x / out)^(p-1), MXNet's lp_grad
             g = og * (xpad[w] / out) ** (p - 1)
             if disjoint:
                 grad[w] = g
             else:
-                grad[w] += g
+                sums.add(offs, g)
+    if sums is not None:
+        sums.flush()
     if grad is not target:
         target[...] = crop_spatial(grad, before, x.shape[2:])
