@@ -11,7 +11,7 @@ import numpy as np
 
 from .register import create
 
-__all__ = ["zeros", "ones", "full", "arange", "eye"]
+__all__ = ["zeros", "ones", "full", "arange", "linspace", "eye"]
 
 
 def _dtype(dtype) -> str:
@@ -37,6 +37,12 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, d
     """A node whose output is ``start, start + step, ...`` below ``stop`` (each value ``repeat`` times)."""
     return create("_arange", [], dict(start=start, stop=stop, step=step, repeat=repeat, infer_range=infer_range,
                                       dtype=_dtype(dtype)), name=name)
+
+
+def linspace(start, stop, num, endpoint=True, name=None, dtype=None):
+    """A node whose output is ``num`` evenly spaced values from ``start`` to ``stop``."""
+    return create("_linspace", [], dict(start=start, stop=stop, num=num, endpoint=endpoint, dtype=_dtype(dtype)),
+                  name=name)
 
 
 def eye(N, M=0, k=0, dtype=None, name=None, **kwargs):  # noqa: N803 - MXNet's argument names

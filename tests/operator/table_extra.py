@@ -158,6 +158,8 @@ CASES = [
     Case("_ones", [()], ref=lambda shape, dtype: np.ones(shape), params=dict(shape=(4,), dtype="int32"), **NOIN),
     Case("_full", [()], ref=lambda shape, value: np.full(shape, value), params=dict(shape=(2, 2), value=3.5), **NOIN),
     Case("_arange", [()], ref=_arange, params=dict(start=2, stop=7, step=2, repeat=2), **NOIN),
+    Case("_linspace", [()], ref=lambda start, stop, num, endpoint=True: np.linspace(start, stop, num, endpoint=endpoint)
+         .astype(np.float32), params=dict(start=-1.0, stop=2.0, num=7, endpoint=False), **NOIN),
     Case("_arange", [()], ref=_arange, params=dict(start=5), name="_arange-nostop", **NOIN),
     Case("_arange", [()], ref=_arange, params=dict(start=1, stop=2, step=0.3), name="_arange-float", **NOIN),
     Case("_eye", [()], ref=lambda N, M, k: np.eye(N, M, k), params=dict(N=3, M=4, k=1), **NOIN),

@@ -114,3 +114,16 @@ def test_interleaved_matmul_matches_mxnet(case):
 def test_interleaved_matmul_shape_errors(op, shapes, msg):
     with pytest.raises(MXAsyncError, match=msg):
         prepare(f"_contrib_interleaved_matmul_{op}", dict(heads=3)).infer_shape(shapes)
+
+
+LINSPACE = load_cases(Path(__file__).parent / "fixtures_linspace" / "mxnet_ref.npz")
+
+
+@pytest.mark.parametrize("case", sorted(LINSPACE))
+def test_linspace_matches_mxnet(case):
+    a = LINSPACE[case]
+    params = a["spec"]["params"]
+    out = mx.sym.linspace(**params).bind(mx.cpu(), {}).forward()[0].asnumpy()
+    assert out.dtype == a["out0"].dtype and out.shape == a["out0"].shape
+    np.testing.assert_allclose(out, a["out0"], rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(mx.nd._linspace(**params).asnumpy(), out)

@@ -1,4 +1,4 @@
-"""Creation ops without inputs: _zeros, _ones, _full, _arange, _eye.
+"""Creation ops without inputs: _zeros, _ones, _full, _arange, _linspace, _eye.
 
 ``mx.nd.zeros``/``ones``/``full``/``arange`` are Python functions; these are
 the ops behind ``mx.sym.zeros`` and friends in MXNet graphs (their JSON names
@@ -18,9 +18,9 @@ import math
 from typing import Optional
 
 from ..functional import FunctionalProperty, defop
-from ..params import DType, OpParam, Shape
+from ..params import DType, Field, OpParam, Shape
 
-__all__ = ["InitParam", "FullParam", "ArangeParam", "EyeParam", "arange_length"]
+__all__ = ["InitParam", "FullParam", "ArangeParam", "LinspaceParam", "EyeParam", "arange_length"]
 
 
 class InitParam(OpParam):
@@ -39,6 +39,15 @@ class ArangeParam(OpParam):
     step: float = 1.0
     repeat: int = 1
     infer_range: bool = False
+    ctx: str = ""
+    dtype: DType = "float32"
+
+
+class LinspaceParam(OpParam):
+    start: float = Field(description="the first value")
+    stop: float = Field(description="the last value (excluded without ``endpoint``)")
+    num: int = Field(ge=0, description="how many values")
+    endpoint: bool = Field(True, description="include ``stop``")
     ctx: str = ""
     dtype: DType = "float32"
 
@@ -70,6 +79,11 @@ class _InitProperty(FunctionalProperty):
 
     def infer_type(self, in_types):
         return [], [self.params.dtype], []
+
+
+class _LinspaceProperty(_InitProperty):
+    def out_shape(self):
+        return (self.params.num,)
 
 
 class _ArangeProperty(_InitProperty):
@@ -105,6 +119,10 @@ defop("_full", param=FullParam, base=_InitProperty, fwd=lambda xp, p: xp.full(()
 defop("_arange", param=ArangeParam, base=_ArangeProperty, fwd=_arange,
       doc="Evenly spaced values in [start, stop) by ``step`` ([0, start) without stop), each repeated "
           "``repeat`` times.", **_NO_INPUTS)
+defop("_linspace", param=LinspaceParam, base=_LinspaceProperty,
+      fwd=lambda xp, p: xp.linspace(p.start, p.stop, p.num, endpoint=p.endpoint).astype(p.dtype),
+      doc="``num`` evenly spaced values from ``start`` to ``stop`` (``stop`` excluded unless ``endpoint``).",
+      **_NO_INPUTS)
 defop("_eye", param=EyeParam, base=_EyeProperty,
       fwd=lambda xp, p: xp.eye(p.N, p.M or p.N, p.k, dtype=p.dtype),
       doc="An N x M (M=0: N x N) array with ones on diagonal ``k``.", **_NO_INPUTS)
