@@ -3,14 +3,15 @@
 from ..ndarray.fluent import attach as _attach_fluent_methods
 from . import _internal, contrib, image, linalg, random
 from .arith import hypot, maximum, minimum, pow, power
-from .creation import arange, eye, full, linspace, ones, zeros
+from .creation import arange, eye, full, histogram, linspace, ones, zeros
 from .naming import AttrScope, NameManager, Prefix
 from .register import populate as _populate
 from .serialize import load, load_json
 from .symbol import Group, Symbol, Variable, var
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "NameManager", "Prefix", "AttrScope",
-           "maximum", "minimum", "hypot", "power", "pow", "zeros", "ones", "full", "arange", "linspace", "eye"]
+           "maximum", "minimum", "hypot", "power", "pow", "zeros", "ones", "full", "arange", "linspace", "eye",
+           "histogram"]
 
 _populate(globals())
 # MXNet's fluent methods on Symbol too (s.sum(axis=1), s.reshape(...), s.astype(...))

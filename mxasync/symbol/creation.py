@@ -11,7 +11,7 @@ import numpy as np
 
 from .register import create
 
-__all__ = ["zeros", "ones", "full", "arange", "linspace", "eye"]
+__all__ = ["zeros", "ones", "full", "arange", "linspace", "eye", "histogram"]
 
 
 def _dtype(dtype) -> str:
@@ -48,3 +48,16 @@ def linspace(start, stop, num, endpoint=True, name=None, dtype=None):
 def eye(N, M=0, k=0, dtype=None, name=None, **kwargs):  # noqa: N803 - MXNet's argument names
     """A node whose output has ones on diagonal ``k`` of an ``N`` x ``M`` (``M=0``: square) matrix."""
     return create("_eye", [], dict(N=N, M=M, k=k, dtype=_dtype(dtype), **kwargs), name=name)
+
+
+def histogram(a, bins=10, range=None, **kwargs):  # noqa: A002 - MXNet's argument name
+    """Nodes of ``(counts, bin_edges)`` of ``a``: ``bins`` equal bins over ``range`` (required), or the edges
+    given as a Symbol (MXNet's ``mx.sym.histogram``)."""
+    from ..base import MXAsyncError
+    from .symbol import Symbol
+
+    if isinstance(bins, Symbol):
+        return create("_histogram", [a, bins], dict(kwargs))
+    if range is None:
+        raise MXAsyncError("mx.sym.histogram: range=(lower, upper) is required with a bin count (as in MXNet)")
+    return create("_histogram", [a], dict(bin_cnt=int(bins), range=tuple(range), **kwargs))

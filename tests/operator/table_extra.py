@@ -158,6 +158,9 @@ CASES = [
     Case("_ones", [()], ref=lambda shape, dtype: np.ones(shape), params=dict(shape=(4,), dtype="int32"), **NOIN),
     Case("_full", [()], ref=lambda shape, value: np.full(shape, value), params=dict(shape=(2, 2), value=3.5), **NOIN),
     Case("_arange", [()], ref=_arange, params=dict(start=2, stop=7, step=2, repeat=2), **NOIN),
+    Case("_histogram", [((30,),)], ref=lambda x, bin_cnt, range: (np.histogram(x, bin_cnt, range)[0],
+                                                                 np.linspace(*range, bin_cnt + 1).astype(x.dtype)),
+         params=dict(bin_cnt=4, range=(-0.5, 0.5)), **NOIN),
     Case("_linspace", [()], ref=lambda start, stop, num, endpoint=True: np.linspace(start, stop, num, endpoint=endpoint)
          .astype(np.float32), params=dict(start=-1.0, stop=2.0, num=7, endpoint=False), **NOIN),
     Case("_arange", [()], ref=_arange, params=dict(start=5), name="_arange-nostop", **NOIN),

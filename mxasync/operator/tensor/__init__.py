@@ -9,6 +9,7 @@ from . import (  # noqa: F401  (importing registers the ops)
     elemwise_unary,
     gather_scatter,
     hard_sigmoid,
+    histogram,
     indexing,
     init,
     join_split,

@@ -1,8 +1,8 @@
-"""Record MXNet 1.9.1's ``_linspace`` (mx.sym.linspace) values and dtypes. By hand only:
+"""Record MXNet 1.9.1's ``_linspace`` (mx.sym.linspace) and ``_histogram`` (mx.sym.histogram). By hand only:
 
     /work/mxref/bin/python tests/operator/fixtures_linspace/make_fixtures.py
 
-Per case ``<case>/out0`` and ``<case>/spec`` (the params as JSON), into ``mxnet_ref.npz``.
+Per case its inputs ``in0``... (histogram), outputs ``out0``... and ``<case>/spec`` (the params as JSON), into ``mxnet_ref.npz``.
 """
 
 from __future__ import annotations
@@ -26,4 +26,19 @@ for case, params in CASES.items():
     sym = mx.sym.linspace(**params)
     store[f"{case}/out0"] = sym.bind(mx.cpu(), {}).forward()[0].asnumpy()
     store[f"{case}/spec"] = np.array(json.dumps(dict(op="_linspace", params=params)))
+
+# _histogram (mx.sym.histogram): counts and edges, with a bin count over a range and with given edges
+rng = np.random.default_rng(20261123)
+data = np.concatenate([rng.uniform(-1, 4, 40), [0.0, 3.0, 3.0, -1.0]]).astype(np.float32)
+edges = np.array([0.0, 0.5, 1.0, 2.5, 3.0], np.float32)
+a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+for case, sym, args, params in [
+        ("hist_count", mx.sym.histogram(a, bins=6, range=(0, 3)), {"a": data}, dict(bin_cnt=6, range=(0, 3))),
+        ("hist_edges", mx.sym.histogram(a, bins=b), {"a": data, "b": edges}, {})]:
+    outs = sym.bind(mx.cpu(), {k: mx.nd.array(v) for k, v in args.items()}).forward()
+    for i, v in enumerate(args.values()):
+        store[f"{case}/in{i}"] = v
+    for i, o in enumerate(outs):
+        store[f"{case}/out{i}"] = o.asnumpy()
+    store[f"{case}/spec"] = np.array(json.dumps(dict(op="_histogram", params=params)))
 np.savez(HERE / "mxnet_ref.npz", **store)
