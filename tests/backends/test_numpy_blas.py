@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 
 import numpy as np
@@ -28,6 +29,13 @@ def through_blas(monkeypatch):
 needs_blas = pytest.mark.skipif(not blas.available(), reason="the scipy-openblas32 wheel is not installed")
 
 
+@pytest.fixture(params=[1, 2], ids=["one-thread-calls", "lone-gemm-gets-cores"])
+def blas_threads(request, monkeypatch):
+    """Both policies: one thread a call side by side (default), or up to 2 threads one call at a time."""
+    monkeypatch.setattr(blas, "_threads", request.param)
+    return request.param
+
+
 @needs_blas
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("a_shape,b_shape", [
@@ -38,7 +46,7 @@ needs_blas = pytest.mark.skipif(not blas.available(), reason="the scipy-openblas
     ((8, 30, 40), (40, 50)),           # broadcast rhs
     ((2, 3, 30, 40), (2, 3, 40, 50)),  # two batch dims
 ])
-def test_matches_numpy_on_the_blas_path(dtype, a_shape, b_shape, through_blas):
+def test_matches_numpy_on_the_blas_path(dtype, a_shape, b_shape, through_blas, blas_threads):
     a, b = _rand(a_shape, dtype), _rand(b_shape, dtype)
     want = np.matmul(a, b)
     tol = 1e-4 if dtype == np.float32 else 1e-10
@@ -79,18 +87,24 @@ def test_out_overlapping_an_input_is_still_right():
 def test_threads_follow_the_machine_and_leave_numpys_alone(monkeypatch):
     import threadpoolctl
 
-    numpy_libs = {i["filepath"]: i["num_threads"] for i in threadpoolctl.threadpool_info()}
+    if not os.environ.get("MXASYNC_BLAS_THREADS"):
+        assert blas.threads() == 1  # the default: one thread a call, the workers run calls side by side
+    def users():  # every BLAS but the engine's own
+        return {i["filepath"]: i["num_threads"] for i in threadpoolctl.threadpool_info()
+                if "scipy_openblas32" not in i["filepath"]}
+
+    numpy_libs = users()
     blas.matmul(_rand((256, 256)), _rand((256, 256)))
+    monkeypatch.setattr(blas, "_threads", 2)  # MXASYNC_BLAS_THREADS=2
     monkeypatch.setattr(blas, "_runnable_elsewhere", lambda: 0)
-    assert blas._threads_for_call() == blas.threads()
+    assert blas._threads_for_call() == 2
     monkeypatch.setattr(blas, "_runnable_elsewhere", lambda: 64)
     assert blas._threads_for_call() == 1
-    after = {i["filepath"]: i["num_threads"] for i in threadpoolctl.threadpool_info()}
-    assert {k: after[k] for k in numpy_libs} == numpy_libs
+    assert users() == numpy_libs and numpy_libs
 
 
 @needs_blas
-def test_concurrent_callers_each_get_their_own_product():
+def test_concurrent_callers_each_get_their_own_product(blas_threads):
     pairs = [(_rand((160, 120)), _rand((120, 140))) for _ in range(4)]
     results = [None] * len(pairs)
 

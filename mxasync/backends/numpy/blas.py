@@ -7,15 +7,20 @@ at once fall off a cliff (two 128x784x512 GEMMs take 80 ms together against 1 ms
 OpenBLAS (the ``scipy-openblas32`` wheel, whose symbols are prefixed and so never clash
 with numpy's) and owns it outright:
 
-* its thread count is the engine's choice (every core by default, ``MXASYNC_BLAS_THREADS``
-  to change it), set once on this instance only: the user's numpy keeps its own;
-* one GEMM at a time runs on it (a lock), with the cores nothing else wants: a training
-  step is mostly a chain, so the op that is ready gets the whole machine, as MXNet and
-  PyTorch give it; when other threads are runnable (the engine's other workers, the user's
-  code, other processes) the GEMM takes fewer threads, down to one, because a BLAS call is
-  as slow as its slowest thread and a thread that waits for a core stalls the whole call
-  (on 2 busy cores a 2-thread GEMM measured 6-20x slower than a 1-thread one); see
-  :mod:`.pressure`.
+* by default every call runs on one thread, in the engine worker that calls it: the pool has
+  a worker per core, so GEMMs that are ready together (a layer's data and weight gradients)
+  run side by side, and no BLAS thread ever waits for a core.  Measured on 2 cores
+  (``benchmarks/train.py``, 2026-11-23, idle machine): the MLP and LeNet steps ran at the
+  same images/s as with two BLAS threads per GEMM, on half the CPU time (MLP 6-7 against
+  11-13 ms a step), because a 2-thread OpenBLAS call keeps its caller spinning while the
+  other thread works and gains little on the mid-size GEMMs of a training step;
+* ``MXASYNC_BLAS_THREADS=n`` (n > 1) lets a lone GEMM take up to n threads instead: then one
+  GEMM at a time runs on the instance (a lock; two at once fight over its pool), with the
+  cores nothing else wants, down to one when other threads are runnable (the engine's other
+  workers, the user's code, other processes: a BLAS call is as slow as its slowest thread,
+  and on 2 busy cores a 2-thread GEMM measured 6-20x slower than a 1-thread one; see
+  :mod:`.pressure`).  That is the shape for many cores and long chains of big GEMMs;
+* either way the count is this instance's alone: the user's numpy keeps its own.
 
 GEMMs below :data:`MIN_WORK` multiply-adds stay on numpy (OpenBLAS runs those on one
 thread anyway, and a ctypes call costs ~2 µs); so does everything when the wheel is
@@ -91,9 +96,7 @@ def _load() -> None:
         except (ImportError, OSError, AttributeError, IndexError):  # no private BLAS: numpy does it all
             _loaded = True
             return
-        from ...runtime.threads import cpu_count
-
-        n = max(1, env_int(cpu_count(), "MXASYNC_BLAS_THREADS"))
+        n = max(1, env_int(1, "MXASYNC_BLAS_THREADS"))
         set_threads.argtypes = [ctypes.c_int]
         vp, ci = ctypes.c_void_p, ctypes.c_int
         for dtype, name, scalar in ((numpy.float32, "sgemm", ctypes.c_float),
@@ -209,17 +212,24 @@ def matmul(a, b, out=None):
         sa, sb = _stride_over(a, batch, size), _stride_over(b, batch, size)
         if sa is None or sb is None:
             return _big_numpy(a, b, out)
+    if _threads == 1:  # one thread a call: calls from several workers run side by side
+        _call(fn, count, la, lb, m, n, k, a, b, c, sa if count > 1 else 0, sb if count > 1 else 0)
+        return c
     with _run_lock:  # one GEMM at a time on the private pool: two at once fight over its threads
         nthreads = _threads_for_call()
         if nthreads != _now_threads:
             _set_threads(nthreads)
-        if count == 1:
-            fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, a.ctypes.data, la[1], b.ctypes.data, lb[1],
-               0.0, c.ctypes.data, n)
-        else:
-            fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, a.ctypes.data, la[1], sa, b.ctypes.data, lb[1], sb,
-               0.0, c.ctypes.data, n, m * n, count)
+        _call(fn, count, la, lb, m, n, k, a, b, c, sa if count > 1 else 0, sb if count > 1 else 0)
     return c
+
+
+def _call(fn, count, la, lb, m, n, k, a, b, c, sa, sb) -> None:
+    if count == 1:
+        fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, a.ctypes.data, la[1], b.ctypes.data, lb[1],
+           0.0, c.ctypes.data, n)
+    else:
+        fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, a.ctypes.data, la[1], sa, b.ctypes.data, lb[1], sb,
+           0.0, c.ctypes.data, n, m * n, count)
 
 
 def _stride_over(x, batch, size):
