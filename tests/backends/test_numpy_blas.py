@@ -31,7 +31,7 @@ needs_blas = pytest.mark.skipif(not blas.available(), reason="the scipy-openblas
 
 @pytest.fixture(params=[1, 2], ids=["one-thread-calls", "lone-gemm-gets-cores"])
 def blas_threads(request, monkeypatch):
-    """Both policies: one thread a call side by side (default), or up to 2 threads one call at a time."""
+    """Both policies: one thread a call side by side, or up to 2 threads one call at a time (default)."""
     monkeypatch.setattr(blas, "_threads", request.param)
     return request.param
 
@@ -88,14 +88,16 @@ def test_threads_follow_the_machine_and_leave_numpys_alone(monkeypatch):
     import threadpoolctl
 
     if not os.environ.get("MXASYNC_BLAS_THREADS"):
-        assert blas.threads() == 1  # the default: one thread a call, the workers run calls side by side
+        from mxasync.runtime.threads import cpu_count
+
+        assert blas.threads() == cpu_count()  # the default: a lone GEMM may take every core
     def users():  # every BLAS but the engine's own
         return {i["filepath"]: i["num_threads"] for i in threadpoolctl.threadpool_info()
                 if "scipy_openblas32" not in i["filepath"]}
 
     numpy_libs = users()
     blas.matmul(_rand((256, 256)), _rand((256, 256)))
-    monkeypatch.setattr(blas, "_threads", 2)  # MXASYNC_BLAS_THREADS=2
+    monkeypatch.setattr(blas, "_threads", 2)  # 2 cores, or MXASYNC_BLAS_THREADS=2
     monkeypatch.setattr(blas, "_runnable_elsewhere", lambda: 0)
     assert blas._threads_for_call() == 2
     monkeypatch.setattr(blas, "_runnable_elsewhere", lambda: 64)
@@ -119,3 +121,30 @@ def test_concurrent_callers_each_get_their_own_product(blas_threads):
         t.join()
     for (a, b), got in zip(pairs, results, strict=True):
         np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-4)
+
+
+_SPIN_PROBE = """
+import time
+import numpy as np
+from mxasync.backends.numpy import blas
+blas._threads = 2
+blas._runnable_elsewhere = lambda: 0  # a multithreaded call, whatever else the machine runs
+a = np.ones((384, 384), np.float32)
+blas.matmul(a, a)
+c0 = time.process_time()
+time.sleep(0.1)
+print(time.process_time() - c0)
+"""
+
+
+@needs_blas
+def test_pool_threads_sleep_as_soon_as_a_call_ends():
+    """OpenBLAS's default spins its pool threads ~0.1 s after a call: a core burned per step.
+    (In a fresh process: numpy's own pool, used by other tests here, spins like that.)"""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _SPIN_PROBE], capture_output=True, text=True, timeout=120,
+                         check=True)
+    spent = float(out.stdout.strip().splitlines()[-1])
+    assert spent < 0.05, f"{spent * 1e3:.0f} ms of CPU while idle for 100 ms"

@@ -7,20 +7,22 @@ at once fall off a cliff (two 128x784x512 GEMMs take 80 ms together against 1 ms
 OpenBLAS (the ``scipy-openblas32`` wheel, whose symbols are prefixed and so never clash
 with numpy's) and owns it outright:
 
-* by default every call runs on one thread, in the engine worker that calls it: the pool has
-  a worker per core, so GEMMs that are ready together (a layer's data and weight gradients)
-  run side by side, and no BLAS thread ever waits for a core.  Measured on 2 cores
-  (``benchmarks/train.py``, 2026-11-23, idle machine): the MLP and LeNet steps ran at the
-  same images/s as with two BLAS threads per GEMM, on half the CPU time (MLP 6-7 against
-  11-13 ms a step), because a 2-thread OpenBLAS call keeps its caller spinning while the
-  other thread works and gains little on the mid-size GEMMs of a training step;
-* ``MXASYNC_BLAS_THREADS=n`` (n > 1) lets a lone GEMM take up to n threads instead: then one
-  GEMM at a time runs on the instance (a lock; two at once fight over its pool), with the
-  cores nothing else wants, down to one when other threads are runnable (the engine's other
-  workers, the user's code, other processes: a BLAS call is as slow as its slowest thread,
-  and on 2 busy cores a 2-thread GEMM measured 6-20x slower than a 1-thread one; see
-  :mod:`.pressure`).  That is the shape for many cores and long chains of big GEMMs;
-* either way the count is this instance's alone: the user's numpy keeps its own.
+* one GEMM at a time runs on it (a lock: two at once fight over its pool), with the cores
+  nothing else wants: a training step is mostly a chain, so the GEMM that is ready gets the
+  whole machine, as MXNet and PyTorch give it; when other threads are runnable (the engine's
+  other workers, the user's code, other processes) it takes fewer, down to one, because a
+  BLAS call is as slow as its slowest thread (on 2 busy cores a 2-thread GEMM measured 6-20x
+  slower than a 1-thread one); see :mod:`.pressure`.  ``MXASYNC_BLAS_THREADS=n`` caps the
+  count; with 1 every call runs on one thread in its worker and calls run side by side;
+* its pool threads sleep as soon as a call ends: OpenBLAS's default is to spin for ~0.1 s,
+  which burned a whole core per step and showed up as a runnable thread to the policy above
+  (the wheel's package loads the library at import, before the timeout could be set, so it
+  is found and loaded here without importing the package);
+* the count is this instance's alone: the user's numpy keeps its own.
+
+Measured on 2 idle cores (``benchmarks/train.py``, ``benchmarks/resnet.py``, 2026-11-23):
+against one thread a call, the MLP step ran 1.05-1.4x, LeNet 1.15x and ResNet-18 1.7x the
+images/s at the same CPU time per step.
 
 GEMMs below :data:`MIN_WORK` multiply-adds stay on numpy (OpenBLAS runs those on one
 thread anyway, and a ctypes call costs ~2 µs); so does everything when the wheel is
@@ -81,22 +83,36 @@ def _dlopen_quiet(path: str):
             os.environ.pop(key, None)
 
 
+def _library_path() -> str:
+    """The wheel's shared library, found without importing the package: its ``__init__`` loads the
+    library at import (RTLD_GLOBAL), before :func:`_dlopen_quiet` could set the thread timeout."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("scipy_openblas32")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("scipy_openblas32 is not installed")
+    lib_dir = os.path.join(list(spec.submodule_search_locations)[0], "lib")
+    names = sorted(n for n in os.listdir(lib_dir) if n.startswith("libscipy_openblas") and (".so" in n or n.endswith(".dylib")))
+    if not names:
+        raise ImportError(f"no libscipy_openblas shared library in {lib_dir}")
+    return os.path.join(lib_dir, names[0])
+
+
 def _load() -> None:
     global _lib, _threads, _loaded
     with _load_lock:
         if _loaded:
             return
         try:
-            import scipy_openblas32 as wheel
-
-            path = os.path.join(wheel.get_lib_dir(), wheel.get_library(fullname=True))
-            lib = _dlopen_quiet(path)
+            lib = _dlopen_quiet(_library_path())
             prefix = "scipy_"
             set_threads = getattr(lib, prefix + "openblas_set_num_threads")
         except (ImportError, OSError, AttributeError, IndexError):  # no private BLAS: numpy does it all
             _loaded = True
             return
-        n = max(1, env_int(1, "MXASYNC_BLAS_THREADS"))
+        from ...runtime.threads import cpu_count
+
+        n = max(1, env_int(cpu_count(), "MXASYNC_BLAS_THREADS"))
         set_threads.argtypes = [ctypes.c_int]
         vp, ci = ctypes.c_void_p, ctypes.c_int
         for dtype, name, scalar in ((numpy.float32, "sgemm", ctypes.c_float),
