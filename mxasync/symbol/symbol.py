@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -295,6 +296,8 @@ def Variable(name: str, attr: dict | None = None, shape: tuple | None = None, lr
         raise MXAsyncError(f"Variable: name must be a string, got {type(name).__name__}")
     attrs = hide_keys(AttrScope.current().get(attr))
     if shape is not None:
+        if isinstance(shape, numbers.Integral):  # MXNet takes shape=5 for (5,)
+            shape = (int(shape),)
         attrs["__shape__"] = str(tuple(shape))
     if lr_mult is not None:
         attrs["__lr_mult__"] = str(lr_mult)

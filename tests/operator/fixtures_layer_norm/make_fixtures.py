@@ -34,7 +34,7 @@ def record(case: str, op: str, data_shape: tuple, param_shape: tuple, params: di
     for i, a in enumerate(arrays):
         store[f"{case}/in{i}"] = a
         store[f"{case}/grad{i}"] = xs[i].grad.asnumpy()
-    for i, (o, h) in enumerate(zip(outs, heads)):
+    for i, (o, h) in enumerate(zip(outs, heads, strict=True)):
         store[f"{case}/out{i}"] = o.asnumpy()
         store[f"{case}/head{i}"] = h.asnumpy()
     store[f"{case}/spec"] = np.array(json.dumps(dict(op=op, params=params)))
