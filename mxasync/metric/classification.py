@@ -85,14 +85,17 @@ class _BinaryStats:
         return 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
 
 
-@register
-class F1(EvalMetric):
-    """Binary F1 of class 1. ``average="macro"`` averages per-update scores, ``"micro"`` pools the counts."""
+class _BinaryScore(EvalMetric):
+    """A score of a binary classifier's confusion counts (class 1 positive). ``average="macro"``
+    averages per-update scores, ``"micro"`` pools the counts. Subclasses give :meth:`_score`."""
 
-    def __init__(self, name: str = "f1", output_names=None, label_names=None, average: str = "macro") -> None:
+    def __init__(self, name: str, output_names=None, label_names=None, average: str = "macro") -> None:
         self.average = average
         self.metrics = _BinaryStats()
         super().__init__(name, output_names=output_names, label_names=label_names, has_global_stats=True)
+
+    def _score(self, counts) -> float:
+        raise NotImplementedError
 
     def update(self, labels, preds) -> None:
         labels, preds = check_label_shapes(labels, preds, True)
@@ -100,12 +103,12 @@ class F1(EvalMetric):
             self.metrics.update(label, pred)
         s = self.metrics
         if self.average == "macro":
-            self._add(s.fscore(s.local), 1)  # both count sets were cleared after the last update
+            self._add(self._score(s.local), 1)  # both count sets were cleared after the last update
             s.local[:] = 0
             s.glob[:] = 0
         else:
-            self.sum_metric, self.num_inst = s.fscore(s.local) * s.local.sum(), s.local.sum()
-            self.global_sum_metric, self.global_num_inst = s.fscore(s.glob) * s.glob.sum(), s.glob.sum()
+            self.sum_metric, self.num_inst = self._score(s.local) * s.local.sum(), s.local.sum()
+            self.global_sum_metric, self.global_num_inst = self._score(s.glob) * s.glob.sum(), s.glob.sum()
 
     def reset(self) -> None:
         super().reset()
@@ -114,6 +117,17 @@ class F1(EvalMetric):
     def reset_local(self) -> None:
         super().reset_local()
         self.metrics.local[:] = 0
+
+
+@register
+class F1(_BinaryScore):
+    """Binary F1 of class 1. ``average="macro"`` averages per-update scores, ``"micro"`` pools the counts."""
+
+    def __init__(self, name: str = "f1", output_names=None, label_names=None, average: str = "macro") -> None:
+        super().__init__(name, output_names=output_names, label_names=label_names, average=average)
+
+    def _score(self, counts) -> float:
+        return self.metrics.fscore(counts)
 
 
 @register

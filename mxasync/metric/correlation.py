@@ -15,7 +15,7 @@ import math
 import numpy as _numpy
 
 from .base import EvalMetric, _host, alias, check_label_shapes, register
-from .classification import _BinaryStats
+from .classification import _BinaryScore
 
 __all__ = ["MCC", "PCC", "PearsonCorrelation"]
 
@@ -28,35 +28,15 @@ def _matthews(c) -> float:
 
 
 @register
-class MCC(EvalMetric):
+class MCC(_BinaryScore):
     """Matthews correlation of a binary classifier (class 1 positive); ``average="macro"`` averages
     per-update scores, ``"micro"`` pools the confusion counts."""
 
     def __init__(self, name: str = "mcc", output_names=None, label_names=None, average: str = "macro") -> None:
-        self.average = average
-        self.metrics = _BinaryStats()
-        super().__init__(name, output_names=output_names, label_names=label_names, has_global_stats=True)
+        super().__init__(name, output_names=output_names, label_names=label_names, average=average)
 
-    def update(self, labels, preds) -> None:
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred in zip(labels, preds, strict=False):
-            self.metrics.update(label, pred)
-        s = self.metrics
-        if self.average == "macro":
-            self._add(_matthews(s.local), 1)
-            s.local[:] = 0
-            s.glob[:] = 0
-        else:
-            self.sum_metric, self.num_inst = _matthews(s.local) * s.local.sum(), s.local.sum()
-            self.global_sum_metric, self.global_num_inst = _matthews(s.glob) * s.glob.sum(), s.glob.sum()
-
-    def reset(self) -> None:
-        super().reset()
-        self.metrics = _BinaryStats()
-
-    def reset_local(self) -> None:
-        super().reset_local()
-        self.metrics.local[:] = 0
+    def _score(self, counts) -> float:
+        return _matthews(counts)
 
 
 def _pcc(cm: _numpy.ndarray) -> float:

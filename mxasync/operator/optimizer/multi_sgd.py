@@ -192,10 +192,14 @@ class _MultiUpdateProperty(OperatorProperty):
 
     def infer_shape(self, in_shapes):
         self._check_counts(len(in_shapes))
+        return self._groups_shape(in_shapes)
+
+    def _groups_shape(self, shapes):
+        """Every input of a weight's group has the weight's shape; one output of it per weight."""
         per, names = self.per, self.list_arguments()
-        ins, outs = list(in_shapes), []
+        ins, outs = list(shapes), []
         for i in range(self.params.num_weights):
-            group = in_shapes[per * i: per * i + per]
+            group = shapes[per * i: per * i + per]
             s = next((tuple(x) for x in group if x is not None), None)
             for k, x in enumerate(group):
                 if x is not None and tuple(x) != s:

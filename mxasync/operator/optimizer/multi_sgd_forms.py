@@ -105,19 +105,6 @@ class _FormProperty(_MultiUpdateProperty):
                 raise self.error(f"{name} has shape {tuple(s)}; it must be ({n},), one value per weight")
         return ins + [(n,), (n,)], outs, []
 
-    def _groups_shape(self, shapes):
-        per, names = self.per, self.list_arguments()
-        ins, outs = list(shapes), []
-        for i in range(self.params.num_weights):
-            group = shapes[per * i: per * i + per]
-            s = next((tuple(x) for x in group if x is not None), None)
-            for k, x in enumerate(group):
-                if x is not None and tuple(x) != s:
-                    raise self.error(f"{names[per * i + k]} has shape {tuple(x)} but {names[per * i]} has {s}")
-            ins[per * i: per * i + per] = [s] * per
-            outs.append(s)
-        return ins, outs, []
-
     def infer_type(self, in_types):
         self._check_counts(len(in_types))
         per, ins, outs = self.per, list(in_types), []
