@@ -172,39 +172,39 @@ class Engine(GrantsMixin, ExecutionMixin, ErrorsMixin, DeferredMixin, PlacementM
         ready afterwards (about half the cost of :meth:`push_inline`).  Anything else (a busy
         var, errors, the profiler, a bulk block, a new context) takes the general path.
         """
-        if self._slow or self._deferred or self._tls.bulk is not None or id(ctx) not in self._rc_cache:
-            self.push_sync(lambda rctx: fn(*args), ctx, const_vars, mutate_vars, name=name, inline=True)
-            return
         failed = None
         ran = False
-        with self._lock:
-            for v in const_vars:
-                if v._writing or v._queue or v._deleted:
-                    break
-            else:
-                for v in mutate_vars:
-                    if v._writing or v._readers or v._queue or v._deleted:
+        if not (self._slow or self._deferred or self._tls.bulk is not None or id(ctx) not in self._rc_cache):
+            with self._lock:
+                for v in const_vars:
+                    if v._writing or v._queue or v._deleted:
                         break
                 else:
-                    ran = True
-                    try:
-                        fn(*args)
-                    except BaseException as exc:  # noqa: BLE001 - granted here, then it lands like any op failure
-                        failed = exc
-                        for v in const_vars:
-                            v._readers += 1
-                        for v in mutate_vars:
-                            v._writing = True
-                        self._pending += 1
+                    for v in mutate_vars:
+                        if v._writing or v._readers or v._queue or v._deleted:
+                            break
                     else:
-                        for v in mutate_vars:
-                            v.version += 1
+                        ran = True
+                        try:
+                            fn(*args)
+                        except BaseException as exc:  # noqa: BLE001 - granted here, then lands like any op failure
+                            failed = exc
+                            for v in const_vars:
+                                v._readers += 1
+                            for v in mutate_vars:
+                                v._writing = True
+                            self._pending += 1
+                        else:
+                            for v in mutate_vars:
+                                v.version += 1
         if not ran:
             self.push_sync(lambda rctx: fn(*args), ctx, const_vars, mutate_vars, name=name, inline=True)
         elif failed is not None:
-            self._kernel_failed(fn, ctx, const_vars, mutate_vars, name, failed)
+            self._failed_at_once(fn, ctx, const_vars, mutate_vars, name, failed)
 
-    def _kernel_failed(self, fn, ctx, const_vars, mutate_vars, name, exc) -> None:
+    def _failed_at_once(self, fn, ctx, const_vars, mutate_vars, name, exc) -> None:
+        """An op run at once (granted, not yet released) raised: its error lands on its vars as any
+        op's; a BaseException (Ctrl-C, SystemExit) then reaches the pushing thread."""
         op = _Op(fn, _SYNC, ctx, const_vars, mutate_vars, _NORMAL, 0, name, True)
         op.err = self._make_error(op, exc)
         self._finish(op)
@@ -237,16 +237,10 @@ class Engine(GrantsMixin, ExecutionMixin, ErrorsMixin, DeferredMixin, PlacementM
             for v in mutate_vars:
                 v._writing = True
             self._pending += 1
-        op = None
         try:
             fn(cached[1])
         except BaseException as exc:  # noqa: BLE001 - lands on the vars like any op failure
-            op = _Op(fn, _SYNC, ctx, const_vars, mutate_vars, _NORMAL, 0, name, True)
-            op.err = self._make_error(op, exc)
-            if not isinstance(exc, Exception):
-                self._finish(op)
-                raise
-            self._finish(op)
+            self._failed_at_once(fn, ctx, const_vars, mutate_vars, name, exc)
             return True
         self._run_ready(self._release(const_vars, mutate_vars, None, True))
         return True

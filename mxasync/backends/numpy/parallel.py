@@ -25,6 +25,7 @@ import queue
 import threading
 from collections.abc import Callable
 
+from ...runtime.threads import cpu_count
 from . import pressure
 
 __all__ = ["split", "nthreads", "worth_splitting", "MIN_ELEMENTS"]
@@ -36,11 +37,7 @@ MIN_ELEMENTS = 1 << 19
 _local = threading.local()  # .helper: True inside a helper thread (no nested splitting there)
 
 
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+_cores = cpu_count  # the cores this process may run on (the engine's own count)
 
 
 def _configured() -> int:
