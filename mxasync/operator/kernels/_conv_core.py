@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy
 
+from . import _conv_batch_inner as batch_inner
 from ._colstore import COLUMNS
 from ._util import Array, Shape, matmul_for, out_view, pad_spatial, prod, split_rows
 from .im2col import col2im_nd, conv_out_size, im2col_nd
@@ -47,8 +48,20 @@ def _im2col_into(xp: Any, xpad: Array, kernel: Shape, stride: Shape, dilate: Sha
 
 
 def col_geometry(x: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape) -> tuple:
-    """The key kept columns are filed under, beside their input array."""
+    """The key kept columns are filed under, beside their input array (their layout follows from it)."""
     return (tuple(x.shape), str(x.dtype), kernel, stride, dilate, pad)
+
+
+def _batch_inner(xp: Any, n: int, c: int, osp: Shape, kernel: Shape, stride: Shape, itemsize: int) -> bool:
+    """Whether this geometry runs in :mod:`._conv_batch_inner`'s one-GEMM layout."""
+    return xp is numpy and batch_inner.pays(n, osp, stride, n * c * prod(kernel) * prod(osp) * itemsize)
+
+
+def grad_layout(xp: Any, dy: Array, x_shape: Sequence[int], kernel: Shape, stride: Shape) -> Array | None:
+    """``dy`` rearranged once for both backward GEMMs when the batch-inner layout is used, else None."""
+    if _batch_inner(xp, dy.shape[0], x_shape[1], dy.shape[2:], kernel, stride, dy.itemsize):
+        return batch_inner.grad_batch_inner(dy)
+    return None
 
 
 def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape,
@@ -66,6 +79,9 @@ def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, di
     out = out_view(into, (n, g, fg, p), x.dtype)
     if out is None:
         into, out = None, xp.empty((n, g, fg, p), dtype=x.dtype)
+    if _batch_inner(xp, n, c, osp, kernel, stride, x.itemsize):
+        _forward_batch_inner(x, w_g, kernel, stride, dilate, pad, osp, out, keep)
+        return into if into is not None else out.reshape((n, g * fg) + osp)
     whole = COLUMNS.take((n, c) + kernel + osp, x.dtype) if keep and xp is numpy and n and p else None
     if not keep and xp is numpy:
         # an inference forward on the same array: what an earlier training forward kept may be stale now
@@ -90,6 +106,27 @@ def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, di
     return into if into is not None else out.reshape((n, g * fg) + osp)
 
 
+def _forward_batch_inner(x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape,
+                         osp: Shape, out: Array, keep: bool) -> None:
+    geometry = col_geometry(x, kernel, stride, dilate, pad)
+    shape = (x.shape[1],) + kernel + osp + (x.shape[0],)
+    cols = COLUMNS.take(shape, x.dtype) if keep else None
+    if not keep:
+        COLUMNS.drop(x, geometry)
+    try:
+        if cols is None:
+            cols = numpy.empty(shape, x.dtype)
+            keep = False
+        batch_inner.columns(batch_inner.to_batch_inner(x, pad), kernel, dilate, osp, cols)
+        batch_inner.forward(cols, w_g, out)
+    except BaseException:
+        if keep:
+            COLUMNS.give_back(cols)
+        raise
+    if keep:
+        COLUMNS.keep(x, geometry, cols)
+
+
 def conv_backward_data(
     xp: Any,
     dy: Array,
@@ -100,8 +137,11 @@ def conv_backward_data(
     dilate: Shape,
     pad: Shape,
     into: Array | None = None,
+    dyt: Array | None = None,
 ) -> Array:
     """Gradient of :func:`conv_forward` w.r.t. ``x``: ``w_g^T @ dy`` then col2im (in ``into`` when it fits).
+
+    ``dyt``: :func:`grad_layout`'s rearranged ``dy``, when the caller made it for both gradients.
 
     With unit stride, and when ``dy`` has no more elements than ``x``, it is instead
     a correlation of ``dy`` with the flipped kernel: that copies (im2col) where
@@ -109,6 +149,13 @@ def conv_backward_data(
     """
     n = dy.shape[0]
     g, fg, ckg = w_g.shape
+    if _batch_inner(xp, n, g * ckg // prod(kernel), dy.shape[2:], kernel, stride, dy.itemsize):
+        dx = out_view(into, (n, g * ckg // prod(kernel)) + tuple(in_spatial), dy.dtype)
+        if dx is None:
+            into, dx = None, xp.empty((n, g * ckg // prod(kernel)) + tuple(in_spatial), dtype=dy.dtype)
+        dyt = batch_inner.grad_batch_inner(dy) if dyt is None else dyt
+        batch_inner.data_grad(dyt, w_g, tuple(in_spatial), kernel, dilate, pad, tuple(dy.shape[2:]), dx)
+        return into if into is not None else dx
     flipped_pad = tuple(d * (k - 1) - p for k, d, p in zip(kernel, dilate, pad, strict=True))
     smaller = prod(dy.shape[1:]) <= g * ckg // prod(kernel) * prod(in_spatial)
     if smaller and all(s == 1 for s in stride) and min(flipped_pad) >= 0:
@@ -145,6 +192,7 @@ def conv_backward_weight(
     dilate: Shape,
     pad: Shape,
     into: Array | None = None,
+    dyt: Array | None = None,
 ) -> Array:
     """Gradient of :func:`conv_forward` w.r.t. ``w_g``: ``sum_n dy[n] @ cols[n]^T`` (in ``into`` when it fits).
 
@@ -158,7 +206,15 @@ def conv_backward_weight(
     if dw is None:
         into, dw = None, xp.empty((groups, f // groups, ckg), dtype=x.dtype)
     try:
-        _weight_sum(xp, x, dy, groups, kernel, stride, dilate, pad, kept, dw)
+        if _batch_inner(xp, x.shape[0], c, dy.shape[2:], kernel, stride, x.itemsize):
+            cols = kept
+            if cols is None or cols.shape[0] != c:  # kept by a forward of another layout: recompute
+                cols = numpy.empty((c,) + kernel + tuple(dy.shape[2:]) + (x.shape[0],), x.dtype)
+                batch_inner.columns(batch_inner.to_batch_inner(x, pad), kernel, dilate, dy.shape[2:], cols)
+            dyt = batch_inner.grad_batch_inner(dy) if dyt is None else dyt
+            batch_inner.weight_grad(dyt, cols, groups, dw)
+        else:
+            _weight_sum(xp, x, dy, groups, kernel, stride, dilate, pad, kept, dw)
     finally:
         if kept is not None:
             COLUMNS.give_back(kept)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ._conv_core import conv_backward_data, conv_backward_weight, conv_forward
+from ._conv_core import conv_backward_data, conv_backward_weight, conv_forward, grad_layout
 from ._util import Array, check_layout, out_view
 from .im2col import conv_params
 
@@ -83,11 +83,14 @@ def convolution_backward(
     kernel, stride, dilate, pad = conv_params(data.ndim - 2, kernel, stride, dilate, pad)
     f = weight.shape[0]
     dx = dw = db = None
+    dyt = grad_layout(xp, out_grad, data.shape, kernel, stride) if need_data_grad or need_weight_grad else None
     if need_data_grad:
         w_g = weight.reshape(num_group, f // num_group, -1)
-        dx = conv_backward_data(xp, out_grad, w_g, data.shape[2:], kernel, stride, dilate, pad, into=into[0])
+        dx = conv_backward_data(xp, out_grad, w_g, data.shape[2:], kernel, stride, dilate, pad, into=into[0],
+                                dyt=dyt)
     if need_weight_grad:
-        dw = conv_backward_weight(xp, data, out_grad, num_group, kernel, stride, dilate, pad, into=into[1])
+        dw = conv_backward_weight(xp, data, out_grad, num_group, kernel, stride, dilate, pad, into=into[1],
+                                  dyt=dyt)
         if dw.shape != weight.shape:  # a target written into is returned as it is
             dw = dw.reshape(weight.shape)
     if not no_bias and need_bias_grad:
