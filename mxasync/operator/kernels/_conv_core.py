@@ -54,7 +54,8 @@ def col_geometry(x: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Sha
 
 def _batch_inner(xp: Any, n: int, c: int, osp: Shape, kernel: Shape, stride: Shape, itemsize: int) -> bool:
     """Whether this geometry runs in :mod:`._conv_batch_inner`'s one-GEMM layout."""
-    return xp is numpy and batch_inner.pays(n, osp, stride, n * c * prod(kernel) * prod(osp) * itemsize)
+    ck = c * prod(kernel)
+    return xp is numpy and batch_inner.pays(ck, osp, stride, n * ck * prod(osp) * itemsize)
 
 
 def grad_layout(xp: Any, dy: Array, x_shape: Sequence[int], kernel: Shape, stride: Shape) -> Array | None:
@@ -117,7 +118,7 @@ def _forward_batch_inner(x: Array, w_g: Array, kernel: Shape, stride: Shape, dil
         if cols is None:
             cols = numpy.empty(shape, x.dtype)
             keep = False
-        batch_inner.columns(batch_inner.to_batch_inner(x, pad), kernel, dilate, osp, cols)
+        batch_inner.columns(batch_inner.to_batch_inner(x, pad), kernel, stride, dilate, osp, cols)
         batch_inner.forward(cols, w_g, out)
     except BaseException:
         if keep:
@@ -154,7 +155,7 @@ def conv_backward_data(
         if dx is None:
             into, dx = None, xp.empty((n, g * ckg // prod(kernel)) + tuple(in_spatial), dtype=dy.dtype)
         dyt = batch_inner.grad_batch_inner(dy) if dyt is None else dyt
-        batch_inner.data_grad(dyt, w_g, tuple(in_spatial), kernel, dilate, pad, tuple(dy.shape[2:]), dx)
+        batch_inner.data_grad(dyt, w_g, tuple(in_spatial), kernel, stride, dilate, pad, tuple(dy.shape[2:]), dx)
         return into if into is not None else dx
     flipped_pad = tuple(d * (k - 1) - p for k, d, p in zip(kernel, dilate, pad, strict=True))
     smaller = prod(dy.shape[1:]) <= g * ckg // prod(kernel) * prod(in_spatial)
@@ -210,7 +211,7 @@ def conv_backward_weight(
             cols = kept
             if cols is None or cols.shape[0] != c:  # kept by a forward of another layout: recompute
                 cols = numpy.empty((c,) + kernel + tuple(dy.shape[2:]) + (x.shape[0],), x.dtype)
-                batch_inner.columns(batch_inner.to_batch_inner(x, pad), kernel, dilate, dy.shape[2:], cols)
+                batch_inner.columns(batch_inner.to_batch_inner(x, pad), kernel, stride, dilate, dy.shape[2:], cols)
             dyt = batch_inner.grad_batch_inner(dy) if dyt is None else dyt
             batch_inner.weight_grad(dyt, cols, groups, dw)
         else:

@@ -9,7 +9,7 @@ from mxasync.operator.kernels import _colstore, _conv_batch_inner, _conv_core, c
 
 from .test_kernel_conv import CASES, IDS, _make, conv_reference
 
-UNIT_STRIDE = [(c, i) for c, i in zip(CASES, IDS, strict=True) if all(s == 1 for s in c[3])]
+EVERY = list(zip(CASES, IDS, strict=True))
 
 
 @pytest.fixture
@@ -27,19 +27,21 @@ def forced(monkeypatch):
     return calls
 
 
-def test_layout_chosen_for_small_planes_and_big_batches():
+def test_layout_chosen_for_small_planes():
     four = np.dtype(np.float32).itemsize
-    lenet_conv2 = (64, (8, 8), (1, 1), 64 * 500 * 64 * four)
-    lenet_conv1 = (64, (24, 24), (1, 1), 64 * 25 * 576 * four)
-    resnet_conv = (8, (56, 56), (1, 1), 8 * 576 * 3136 * four)
-    assert _conv_batch_inner.pays(*lenet_conv2)
-    assert not _conv_batch_inner.pays(*lenet_conv1)
-    assert not _conv_batch_inner.pays(*resnet_conv)
-    assert not _conv_batch_inner.pays(64, (8, 8), (2, 2), 1000)  # strided windows: short runs again
-    assert not _conv_batch_inner.pays(64, (8, 8), (1, 1), _conv_batch_inner.MAX_COLUMN_BYTES + 1)
+
+    def pays(n, c, k, osp, stride):
+        return _conv_batch_inner.pays(c * k * k, (osp, osp), (stride, stride), n * c * k * k * osp * osp * four)
+
+    assert pays(64, 20, 5, 8, 1)  # LeNet's conv2
+    assert not pays(64, 1, 5, 24, 1)  # LeNet's conv1: C*K of 25
+    assert pays(8, 512, 3, 7, 1) and pays(8, 256, 3, 7, 2) and pays(8, 128, 3, 28, 1)  # ResNet-18's later stages
+    assert not pays(8, 64, 3, 56, 1)  # ResNet-18's first stage
+    assert not pays(8, 64, 3, 28, 2)  # strided windows on a 28x28 plane: runs of N
+    assert not _conv_batch_inner.pays(500, (8, 8), (1, 1), _conv_batch_inner.MAX_COLUMN_BYTES + 1)
 
 
-@pytest.mark.parametrize("case", [c for c, _ in UNIT_STRIDE], ids=[i for _, i in UNIT_STRIDE])
+@pytest.mark.parametrize("case", [c for c, _ in EVERY], ids=[i for _, i in EVERY])
 def test_forward_matches_loops(case, rng, check, forced):
     x, w, b, kw = _make(rng, case, np.float64)
     out = convolution(np, x, w, b, **kw)
@@ -47,7 +49,7 @@ def test_forward_matches_loops(case, rng, check, forced):
     check.close(out, conv_reference(x, w, b, kw["stride"], kw["dilate"], kw["pad"], kw["num_group"]))
 
 
-@pytest.mark.parametrize("case", [c for c, _ in UNIT_STRIDE], ids=[i for _, i in UNIT_STRIDE])
+@pytest.mark.parametrize("case", [c for c, _ in EVERY], ids=[i for _, i in EVERY])
 def test_backward_matches_numerical(case, rng, check, forced):
     x, w, b, kw = _make(rng, case, np.float64)
     head = rng.standard_normal(convolution(np, x, w, b, **kw).shape)
@@ -58,8 +60,8 @@ def test_backward_matches_numerical(case, rng, check, forced):
 
 def test_chosen_by_itself_and_agrees_with_per_sample(rng, check, monkeypatch):
     """A LeNet-like geometry takes the path on its own; the per-sample layout gives the same numbers."""
-    x = rng.standard_normal((32, 3, 6, 6)).astype(np.float32)
-    w = rng.standard_normal((5, 3, 3, 3)).astype(np.float32)
+    x = rng.standard_normal((32, 8, 6, 6)).astype(np.float32)
+    w = rng.standard_normal((5, 8, 3, 3)).astype(np.float32)
     kw = dict(kernel=(3, 3), num_filter=5)
     head = rng.standard_normal((32, 5, 4, 4)).astype(np.float32)
     calls = []
