@@ -23,7 +23,7 @@ import itertools
 import numpy
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ._util import Array, Shape, matmul_for, prod, window_slices
+from ._util import Array, Shape, matmul_for, prod, split_rows, window_slices
 
 # Cap on the whole-batch column buffer; above it the per-sample path, which works in chunks.
 MAX_COLUMN_BYTES = 96 << 20
@@ -60,14 +60,15 @@ def grad_batch_inner(dy: Array) -> Array:
 
 
 def columns(xt: Array, kernel: Shape, stride: Shape, dilate: Shape, osp: Shape, out: Array) -> Array:
-    """Fill ``out`` ``(C, *kernel, *osp, N)`` with the windows of ``xt`` ``(C, *Sp, N)``."""
+    """Fill ``out`` ``(C, *kernel, *osp, N)`` with the windows of ``xt`` ``(C, *Sp, N)``
+    (split by channel over the kernel threads when big)."""
     nsp = len(kernel)
     win = tuple((k - 1) * d + 1 for k, d in zip(kernel, dilate, strict=True))
     view = sliding_window_view(xt, win, axis=tuple(range(1, 1 + nsp)))  # (C, *positions, N, *win)
     view = view[(slice(None),) + tuple(slice(None, (o - 1) * s + 1, s) for o, s in zip(osp, stride, strict=True))
                 + (slice(None),) + tuple(slice(None, None, d) for d in dilate)]
-    perm = (0,) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(1, 1 + nsp)) + (1 + nsp,)
-    numpy.copyto(out, view.transpose(perm))
+    view = view.transpose((0,) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(1, 1 + nsp)) + (1 + nsp,))
+    split_rows(numpy, lambda _b0, _b1, c0, c1: numpy.copyto(out[c0:c1], view[c0:c1]), 1, out.shape[0], out.size)
     return out
 
 
@@ -94,8 +95,12 @@ def data_grad(dyt: Array, w_g: Array, in_spatial: Shape, kernel: Shape, stride: 
     w_t = numpy.ascontiguousarray(w_g.transpose(0, 2, 1))
     dcols = matmul_for(numpy)(w_t, dyt.reshape(g, fg, -1)).reshape((c,) + kernel + osp + (n,))
     acc = numpy.zeros((c,) + tuple(s + 2 * p for s, p in zip(in_spatial, pad, strict=True)) + (n,), dx.dtype)
-    for offs in itertools.product(*(range(k) for k in kernel)):
-        window = window_slices(offs, dilate, stride, osp)
-        acc[(slice(None),) + window] += dcols[(slice(None),) + offs]
+    offsets = list(itertools.product(*(range(k) for k in kernel)))
+
+    def sum_back(_b0, _b1, c0, c1):
+        for offs in offsets:
+            acc[(slice(c0, c1),) + window_slices(offs, dilate, stride, osp)] += dcols[(slice(c0, c1),) + offs]
+
+    split_rows(numpy, sum_back, 1, c, dcols.size)
     inner = (slice(None),) + tuple(slice(p, p + s) for p, s in zip(pad, in_spatial, strict=True))
     numpy.copyto(dx, acc[inner].transpose((acc.ndim - 1,) + tuple(range(acc.ndim - 1))))

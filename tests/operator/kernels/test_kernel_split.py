@@ -40,6 +40,8 @@ def same(a, b):
     ((3, 5, 9, 8), dict(kernel=(3, 3), pad=(1, 1), num_filter=4)),
     ((2, 1, 10, 10), dict(kernel=(5, 5), num_filter=3)),  # one channel: split by batch
     ((2, 4, 9, 9), dict(kernel=(3, 3), stride=(2, 2), num_filter=6, num_group=2)),
+    ((6, 8, 6, 6), dict(kernel=(3, 3), pad=(1, 1), num_filter=5)),  # small planes: the batch-inner layout
+    ((6, 8, 9, 9), dict(kernel=(3, 3), stride=(2, 2), num_filter=4, num_group=2)),  # ... strided, grouped
 ])
 def test_convolution(monkeypatch, rng, shape, kw):
     x = rng.standard_normal(shape)
