@@ -5,32 +5,65 @@ clips ``rescale_grad * grad`` (sgd, sgd_mom, nag) weight decay is applied outsid
 clip; adam and rmsprop add ``wd * weight`` before clipping, as MXNet does.
 ``lazy_update`` only matters for sparse gradients and is accepted and ignored.
 Bias correction for Adam is the optimizer's job (it folds it into ``lr``), as in MXNet.
+Each kernel is a per-block ``update`` run by :func:`._blocked.blocked` (cache-sized blocks on numpy),
+writing its temporaries into scratch blocks instead of new arrays.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ._blocked import blocked
 from ._util import Array
 
 
-def _clip(xp: Any, g: Array, clip: float | None) -> Array:
-    if clip is not None and clip >= 0:
+def _bound(clip: float | None) -> float | None:
+    """The clipping bound, or None when clipping is off (MXNet's ``clip_gradient < 0``)."""
+    return clip if clip is not None and clip >= 0 else None
+
+
+def _clip(xp: Any, g: Array, clip: float | None) -> None:
+    if clip is not None:
         xp.clip(g, -clip, clip, out=g)
-    return g
 
 
-def _average_into(state: Array, decay: float, value: Array) -> None:
-    """``state = decay * state + (1 - decay) * value`` in place (the optimizers' moving averages)."""
+def _mul_into(xp: Any, grad: Array, factor: float, out: Array) -> None:
+    """``out = grad * factor``; a gradient of lower precision (float16 of a float32 master weight) is cast
+    first, as MXNet's mixed-precision kernels do."""
+    if grad.dtype is out.dtype:  # `is` is cheap; equal dtypes that are distinct objects cast to the same bits
+        xp.multiply(grad, factor, out=out)
+    else:
+        out[...] = grad
+        out *= factor
+
+
+def _grad_into(xp: Any, grad: Array, rescale: float, clip: float | None, out: Array,
+               wd: float = 0.0, weight: Array = None, tmp: Array = None) -> None:
+    """``out = clip(rescale * grad [+ wd * weight])`` (``tmp``: scratch for the wd term)."""
+    _mul_into(xp, grad, rescale, out)
+    if wd:
+        xp.multiply(weight, wd, out=tmp)
+        out += tmp
+    _clip(xp, out, clip)
+
+
+def _step_into(xp: Any, grad: Array, lr: float, rescale: float, clip: float | None, out: Array) -> None:
+    """``out = lr * clip(rescale * grad)``; unclipped ``(lr * rescale) * grad``, one pass, as MXNet's kernels."""
+    if clip is None:
+        _mul_into(xp, grad, lr * rescale, out)
+    else:
+        _mul_into(xp, grad, rescale, out)
+        _clip(xp, out, clip)
+        out *= lr
+
+
+def _average_into(xp: Any, state: Array, decay: float, value: Array, tmp: Array, square: bool = False) -> None:
+    """``state = decay * state + (1 - decay) * value`` (``* value`` again when ``square``, MXNet's order)."""
     state *= decay
-    state += (1.0 - decay) * value
-
-
-def _grad(xp: Any, grad: Array, rescale_grad: float, clip: float | None, wd: float = 0.0, weight: Array = None):
-    g = grad * rescale_grad
-    if wd and weight is not None:
-        g += wd * weight
-    return _clip(xp, g, clip)
+    xp.multiply(value, 1.0 - decay, out=tmp)
+    if square:
+        tmp *= value
+    state += tmp
 
 
 def sgd_update(
@@ -49,10 +82,15 @@ def sgd_update(
     >>> w = np.ones(2); sgd_update(np, w, np.array([1., -3.]), lr=0.1, clip_gradient=2.0); w
     array([0.9, 1.2])
     """
-    g = _grad(xp, grad, rescale_grad, clip_gradient)
-    if wd:
-        weight *= 1.0 - lr * wd
-    weight -= lr * g
+    clip = _bound(clip_gradient)
+
+    def update(w, g, step):
+        _step_into(xp, g, lr, rescale_grad, clip, step)
+        if wd:
+            w *= 1.0 - lr * wd
+        w -= step
+
+    blocked(xp, update, weight, grad, scratch=1, passes=4)
 
 
 def sgd_mom_update(
@@ -68,12 +106,18 @@ def sgd_mom_update(
     lazy_update: bool = True,
 ) -> None:
     """``mom = momentum*mom - lr*wd*weight - lr*clip(rescale_grad*grad)``; ``weight += mom``."""
-    g = _grad(xp, grad, rescale_grad, clip_gradient)
-    mom *= momentum
-    if wd:
-        mom -= (lr * wd) * weight
-    mom -= lr * g
-    weight += mom
+    clip = _bound(clip_gradient)
+
+    def update(w, g, m, tmp):
+        m *= momentum
+        if wd:
+            xp.multiply(w, lr * wd, out=tmp)
+            m -= tmp
+        _step_into(xp, g, lr, rescale_grad, clip, tmp)
+        m -= tmp
+        w += m
+
+    blocked(xp, update, weight, grad, mom, scratch=1, passes=6)
 
 
 def nag_mom_update(
@@ -93,15 +137,28 @@ def nag_mom_update(
     then ``mom = momentum*mom - lr*(clip(rescale*grad) + wd*w_new)``: MXNet's kernel
     reads the already-updated weight for the wd term of ``mom``, and so do we.
     """
-    g = _grad(xp, grad, rescale_grad, clip_gradient)
-    step = g + wd * weight if wd else g.copy()
-    step *= lr
-    mom *= momentum
-    weight += momentum * (mom - step) - step
-    g *= lr
-    mom -= g
-    if wd:
-        mom -= (lr * wd) * weight
+    clip = _bound(clip_gradient)
+
+    def update(w, gr, m, g, step, tmp):
+        _grad_into(xp, gr, rescale_grad, clip, g)
+        if wd:
+            xp.multiply(w, wd, out=step)
+            step += g
+        else:
+            step[...] = g
+        step *= lr
+        m *= momentum
+        xp.subtract(m, step, out=tmp)
+        tmp *= momentum
+        tmp -= step
+        w += tmp
+        g *= lr
+        m -= g
+        if wd:
+            xp.multiply(w, lr * wd, out=tmp)
+            m -= tmp
+
+    blocked(xp, update, weight, grad, mom, scratch=3, passes=12)
 
 
 def adam_update(
@@ -120,10 +177,19 @@ def adam_update(
     lazy_update: bool = True,
 ) -> None:
     """``g = clip(rescale*grad + wd*w)``; moments updated; ``w -= lr * mean / (sqrt(var) + epsilon)``."""
-    g = _grad(xp, grad, rescale_grad, clip_gradient, wd, weight)
-    _average_into(mean, beta1, g)
-    _average_into(var, beta2, g * g)
-    weight -= lr * mean / (xp.sqrt(var) + epsilon)
+    clip = _bound(clip_gradient)
+
+    def update(w, gr, m, v, g, tmp):
+        _grad_into(xp, gr, rescale_grad, clip, g, wd, w, tmp)
+        _average_into(xp, m, beta1, g, tmp)
+        _average_into(xp, v, beta2, g, tmp, square=True)
+        xp.sqrt(v, out=tmp)
+        tmp += epsilon
+        xp.multiply(m, lr, out=g)
+        g /= tmp
+        w -= g
+
+    blocked(xp, update, weight, grad, mean, var, scratch=2, passes=12)
 
 
 def rmsprop_update(
@@ -140,10 +206,19 @@ def rmsprop_update(
     clip_weights: float | None = -1.0,
 ) -> None:
     """Tieleman & Hinton: ``n = (1-gamma1)*g^2 + gamma1*n``; ``w -= lr * g / sqrt(n + epsilon)``."""
-    g = _grad(xp, grad, rescale_grad, clip_gradient, wd, weight)
-    _average_into(n, gamma1, g * g)
-    weight -= lr * g / xp.sqrt(n + epsilon)
-    _clip(xp, weight, clip_weights)
+    clip, clip_w = _bound(clip_gradient), _bound(clip_weights)
+
+    def update(w, gr, n, g, tmp):
+        _grad_into(xp, gr, rescale_grad, clip, g, wd, w, tmp)
+        _average_into(xp, n, gamma1, g, tmp, square=True)
+        xp.add(n, epsilon, out=tmp)
+        xp.sqrt(tmp, out=tmp)
+        g *= lr
+        g /= tmp
+        w -= g
+        _clip(xp, w, clip_w)
+
+    blocked(xp, update, weight, grad, n, scratch=2, passes=10)
 
 
 def rmspropalex_update(
@@ -163,13 +238,24 @@ def rmspropalex_update(
     clip_weights: float | None = -1.0,
 ) -> None:
     """Graves' centred RMSProp: ``delta = gamma2*delta - lr*grad/sqrt(n - g^2 + epsilon)``; ``w += delta``."""
-    gr = _grad(xp, grad, rescale_grad, clip_gradient, wd, weight)
-    _average_into(n, gamma1, gr * gr)
-    _average_into(g, gamma1, gr)
-    delta *= gamma2
-    delta -= lr * gr / xp.sqrt(n - g * g + epsilon)
-    weight += delta
-    _clip(xp, weight, clip_weights)
+    clip, clip_w = _bound(clip_gradient), _bound(clip_weights)
+
+    def update(w, grad, n, g, delta, gr, tmp):
+        _grad_into(xp, grad, rescale_grad, clip, gr, wd, w, tmp)
+        _average_into(xp, n, gamma1, gr, tmp, square=True)
+        _average_into(xp, g, gamma1, gr, tmp)
+        delta *= gamma2
+        xp.multiply(g, g, out=tmp)
+        xp.subtract(n, tmp, out=tmp)
+        tmp += epsilon
+        xp.sqrt(tmp, out=tmp)
+        gr *= lr
+        gr /= tmp
+        delta -= gr
+        w += delta
+        _clip(xp, w, clip_w)
+
+    blocked(xp, update, weight, grad, n, g, delta, scratch=2, passes=16)
 
 
 def adagrad_update(
@@ -187,9 +273,19 @@ def adagrad_update(
 
     MXNet's AdaGrad optimizer and its ``_sparse_adagrad_update`` agree on this.
     """
-    g = _grad(xp, grad, rescale_grad, clip_gradient)
-    history += g * g
-    step = g / xp.sqrt(history + epsilon)
-    if wd:
-        step += wd * weight
-    weight -= lr * step
+    clip = _bound(clip_gradient)
+
+    def update(w, gr, h, g, tmp):
+        _grad_into(xp, gr, rescale_grad, clip, g)
+        xp.multiply(g, g, out=tmp)
+        h += tmp
+        xp.add(h, epsilon, out=tmp)
+        xp.sqrt(tmp, out=tmp)
+        g /= tmp
+        if wd:
+            xp.multiply(w, wd, out=tmp)
+            g += tmp
+        g *= lr
+        w -= g
+
+    blocked(xp, update, weight, grad, history, scratch=2, passes=10)

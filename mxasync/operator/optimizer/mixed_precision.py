@@ -16,7 +16,7 @@ __all__: list[str] = []
 def _mp(single):
     def fwd(xp, p, w, g, *rest):
         *states, w32 = rest
-        w32[...] = single(xp, p, w32, g.astype(xp.float32), *states)
+        single(xp, p, w32, g, *states, out=w32)  # the kernels cast the float16 gradient block by block
         return w32.astype(w.dtype)
     fwd.__name__ = f"mp_{single.__name__.strip('_')}"
     return fwd

@@ -33,8 +33,8 @@ from typing import Annotated, Any, ClassVar
 import numpy as np
 from pydantic import BeforeValidator
 
-from ...backends.numpy import parallel
 from ..base import WRITE_INPLACE, WRITE_TO, Operator, OperatorProperty, assign
+from ..kernels import optimizer as _k
 from ..params import Field, OpParam
 from ..registry import find_override, register_op
 
@@ -65,89 +65,32 @@ class MultiSGDMomParam(MultiSGDParam):
     momentum: float = 0.0
 
 
-def _scaled_grad(xp, grad, lr: float, rescale: float, clip: float):
-    """``-lr * clip(rescale * grad)`` in a new array."""
-    if clip >= 0:
-        g = grad * rescale
-        xp.clip(g, -clip, clip, out=g)
-        g *= -lr
-        return g
-    return grad * (-lr * rescale)
+def update_groups(xp, p, in_data: list, req: list, out_data: list, per: int, mom: bool, mp: bool, lrs, wds) -> None:
+    """One SGD (momentum) step per group ``weight, grad[, mom][, weight32]`` (the single-weight kernels, run
+    block by block on the weight itself when its output is the weight); with ``mp`` on the float32 master
+    ``weight32`` (updated in place), the output being it cast to the weight's dtype."""
+    momentum, rescale, clip = getattr(p, "momentum", 0.0), p.rescale_grad, p.clip_gradient
+    for i in range(p.num_weights):
+        group = in_data[per * i: per * i + per]
+        w, g, o, r = group[0], group[1], out_data[i], req[i]
+        in_place = o is w and (r == WRITE_TO or r == WRITE_INPLACE)
+        target = group[-1] if mp else w if in_place else w.copy()
+        if mom:
+            _k.sgd_mom_update(xp, target, g, group[2], lrs[i], momentum, wds[i], rescale, clip)
+        else:
+            _k.sgd_update(xp, target, g, lrs[i], wds[i], rescale, clip)
+        if target is not o:
+            assign(o, r, target.astype(w.dtype) if mp else target)
 
 
 def multi_sgd_update(xp, p: MultiSGDParam, in_data: list, req: list, out_data: list) -> None:
     """The generic kernel: each weight updated in place when its output is the weight itself."""
-    for i in range(p.num_weights):
-        w, g = in_data[2 * i], in_data[2 * i + 1]
-        lr, wd = p.lrs[i], p.wds[i]
-        o, r = out_data[i], req[i]
-        inplace = o is w and (r == WRITE_TO or r == WRITE_INPLACE)
-        step = _scaled_grad(xp, g, lr, p.rescale_grad, p.clip_gradient)
-        if not inplace:
-            w = w.copy()
-        if wd:
-            w *= 1.0 - lr * wd
-        w += step
-        if not inplace:
-            assign(o, r, w)
+    update_groups(xp, p, in_data, req, out_data, 2, False, False, p.lrs, p.wds)
 
 
 def multi_sgd_mom_update(xp, p: MultiSGDMomParam, in_data: list, req: list, out_data: list) -> None:
-    """The generic kernel: moms always in place; each weight in place when its output is the weight.
-
-    ``mom = momentum * mom - lr * (rescale * grad + wd * weight)``, then ``weight += mom``, with one
-    scratch array reused across the weights (no temporary per term).
-    """
-    scratch = None
-    for i in range(p.num_weights):
-        w, g, mom = in_data[3 * i], in_data[3 * i + 1], in_data[3 * i + 2]
-        lr, wd = p.lrs[i], p.wds[i]
-        o, r = out_data[i], req[i]
-        if (xp is np and p.clip_gradient < 0 and o is w and (r == WRITE_TO or r == WRITE_INPLACE)
-                and parallel.worth_splitting(5 * w.size) and _flat_ok(w, g, mom)):  # ~5 passes over w
-            _split_mom_update(w, g, mom, p.momentum, -lr * p.rescale_grad, lr * wd)
-            continue
-        mom *= p.momentum
-        if p.clip_gradient >= 0:
-            mom += _scaled_grad(xp, g, lr, p.rescale_grad, p.clip_gradient)
-        else:
-            if scratch is None or scratch.size < g.size or scratch.dtype != g.dtype:
-                scratch = xp.empty(max(g.size, scratch.size if scratch is not None else 0), dtype=g.dtype)
-            tmp = scratch[: g.size].reshape(g.shape)
-            xp.multiply(g, -lr * p.rescale_grad, out=tmp)
-            mom += tmp
-        if wd:
-            if scratch is None or scratch.size < w.size or scratch.dtype != w.dtype:
-                scratch = xp.empty(w.size, dtype=w.dtype)
-            tmp = scratch[: w.size].reshape(w.shape)
-            xp.multiply(w, lr * wd, out=tmp)
-            mom -= tmp
-        if o is w and (r == WRITE_TO or r == WRITE_INPLACE):
-            w += mom
-        else:
-            assign(o, r, w + mom)
-
-
-def _flat_ok(*arrays) -> bool:
-    return all(a.flags.c_contiguous and a.shape == arrays[0].shape and a.dtype == arrays[0].dtype for a in arrays)
-
-
-def _split_mom_update(w, g, mom, momentum: float, step: float, decay: float) -> None:
-    """The momentum update of one big weight cut into element ranges run on the backend's kernel threads
-    (memory-bound: a second core adds bandwidth)."""
-    wf, gf, mf = w.reshape(-1), g.reshape(-1), mom.reshape(-1)
-
-    def chunk(lo: int, hi: int) -> None:
-        m = mf[lo:hi]
-        m *= momentum
-        tmp = np.multiply(gf[lo:hi], step)
-        m += tmp
-        if decay:
-            np.multiply(wf[lo:hi], decay, out=tmp)
-            m -= tmp
-        wf[lo:hi] += m
-
-    parallel.split(chunk, wf.size, min_size=parallel.MIN_ELEMENTS // 2)
+    """The generic kernel: moms always in place; each weight in place when its output is the weight."""
+    update_groups(xp, p, in_data, req, out_data, 3, True, False, p.lrs, p.wds)
 
 
 class _MultiOperator(Operator):

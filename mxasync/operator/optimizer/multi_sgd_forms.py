@@ -24,10 +24,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..base import assign
 from ..params import Field, OpParam
 from ..registry import register_op
-from .multi_sgd import MultiSGDMomParam, MultiSGDParam, _MultiUpdateProperty, _scaled_grad
+from .multi_sgd import MultiSGDMomParam, MultiSGDParam, _MultiUpdateProperty, update_groups
 
 __all__ = ["PreloadedMultiSGDParam", "PreloadedMultiSGDMomParam"]
 
@@ -44,32 +43,6 @@ class PreloadedMultiSGDMomParam(PreloadedMultiSGDParam):
 
 def _host(a) -> list[float]:
     return [float(v) for v in np.asarray(a.get() if hasattr(a, "get") else a).reshape(-1)]
-
-
-def _update(xp, p, in_data, req, out_data, per: int, mom: bool, mp: bool, lrs, wds) -> None:
-    """One SGD (momentum) step per weight group, on ``weight32`` when ``mp``."""
-    f32 = np.dtype(np.float32)
-    momentum = getattr(p, "momentum", 0.0)
-    for i in range(p.num_weights):
-        group = in_data[per * i: per * i + per]
-        w, g = group[0], group[1]
-        target = group[-1] if mp else w
-        grad = g.astype(f32) if mp and g.dtype != f32 else g
-        lr, wd = lrs[i], wds[i]
-        step = _scaled_grad(xp, grad, lr, p.rescale_grad, p.clip_gradient)  # -lr * clip(rescale * grad)
-        if mom:
-            m = group[2]
-            m *= momentum
-            m += step
-            if wd:
-                m -= (lr * wd) * target
-            new = target + m
-        else:
-            new = target * (1.0 - lr * wd) + step if wd else target + step
-        if mp:
-            target[...] = new
-            new = target.astype(w.dtype)
-        assign(out_data[i], req[i], new)
 
 
 class _FormProperty(_MultiUpdateProperty):
@@ -127,7 +100,7 @@ class _FormProperty(_MultiUpdateProperty):
             in_data = in_data[:-2]
         else:
             lrs, wds = p.lrs, p.wds
-        _update(xp, p, in_data, req, out_data, cls.per, cls.mom, cls.mp, lrs, wds)
+        update_groups(xp, p, in_data, req, out_data, cls.per, cls.mom, cls.mp, lrs, wds)
 
 
 _FORMS = {

@@ -66,56 +66,6 @@ class RMSPropParam(SGDParam):
     clip_weights: float = -1.0
 
 
-def _grad(xp, p, g):
-    g = g * p.rescale_grad
-    return xp.clip(g, -p.clip_gradient, p.clip_gradient) if p.clip_gradient >= 0 else g
-
-
-def _sgd(xp, p, w, g):
-    return w - p.lr * (_grad(xp, p, g) + p.wd * w)
-
-
-def _sgd_mom(xp, p, w, g, mom):
-    mom *= p.momentum
-    mom -= p.lr * (_grad(xp, p, g) + p.wd * w)
-    return w + mom
-
-
-def _wd_then_clip(xp, p, w, g):
-    # MXNet's adam/rmsprop kernels clip rescale_grad * grad + wd * weight (wd before clipping)
-    g = g * p.rescale_grad + p.wd * w
-    return xp.clip(g, -p.clip_gradient, p.clip_gradient) if p.clip_gradient >= 0 else g
-
-
-def _adam(xp, p, w, g, mean, var):
-    g = _wd_then_clip(xp, p, w, g)
-    mean *= p.beta1
-    mean += (1 - p.beta1) * g
-    var *= p.beta2
-    var += (1 - p.beta2) * g * g
-    return w - p.lr * mean / (xp.sqrt(var) + p.epsilon)
-
-
-def _rmsprop(xp, p, w, g, n):
-    g = _wd_then_clip(xp, p, w, g)
-    n *= p.gamma1
-    n += (1 - p.gamma1) * g * g
-    w = w - p.lr * g / xp.sqrt(n + p.epsilon)
-    return xp.clip(w, -p.clip_weights, p.clip_weights) if p.clip_weights >= 0 else w
-
-
-defop("sgd_update", param=SGDParam, base=_UpdateProperty, arguments=("weight", "grad"), fwd=_sgd,
-      doc="``weight - lr * (rescale_grad * clip(grad) + wd * weight)``.")
-defop("sgd_mom_update", param=SGDMomParam, base=_UpdateProperty, arguments=("weight", "grad", "mom"), mutates=(2,),
-      fwd=_sgd_mom, doc="SGD with momentum; ``mom`` is updated in place.")
-defop("adam_update", param=AdamParam, base=_UpdateProperty, arguments=("weight", "grad", "mean", "var"),
-      mutates=(2, 3), fwd=_adam, doc="Adam step (bias correction folded into lr by the optimizer); mean/var in place.")
-defop("rmsprop_update", param=RMSPropParam, base=_UpdateProperty, arguments=("weight", "grad", "n"), mutates=(2,),
-      fwd=_rmsprop, doc="RMSProp step; ``n`` updated in place.")
-
-
-# -- nag_mom_update, adagrad_update, rmspropalex_update: the math in kernels.optimizer, which
-# updates in place; they run on a copy of the weight so the input weight is left alone when out is another array.
 class NAGMomParam(SGDParam):
     positional_order: ClassVar[tuple[str, ...]] = ("lr", "momentum", "wd", "rescale_grad", "clip_gradient")  # MXNet's
     momentum: float = 0.0
@@ -133,30 +83,80 @@ class RMSPropAlexParam(SGDParam):
     clip_weights: float = -1.0
 
 
-def _nag(xp, p, w, g, mom):
-    w = w.copy()
+def _grad(xp, p, g):
+    """``clip(rescale_grad * g)`` in a new array (signum, ftrl, ftml and lamb share it)."""
+    g = g * p.rescale_grad
+    return xp.clip(g, -p.clip_gradient, p.clip_gradient) if p.clip_gradient >= 0 else g
+
+
+def _target(w, out):
+    """The array the in-place kernel updates: the weight itself under ``out=weight``, else the output
+    (a copy of the weight written there) or a new copy."""
+    if out is w:
+        return w
+    if out is None:
+        return w.copy()
+    out[...] = w
+    return out
+
+
+def _sgd(xp, p, w, g, out=None):
+    w = _target(w, out)
+    _k.sgd_update(xp, w, g, p.lr, p.wd, p.rescale_grad, p.clip_gradient)
+    return w
+
+
+def _sgd_mom(xp, p, w, g, mom, out=None):
+    w = _target(w, out)
+    _k.sgd_mom_update(xp, w, g, mom, p.lr, p.momentum, p.wd, p.rescale_grad, p.clip_gradient)
+    return w
+
+
+def _adam(xp, p, w, g, mean, var, out=None):
+    w = _target(w, out)
+    _k.adam_update(xp, w, g, mean, var, p.lr, p.beta1, p.beta2, p.epsilon, p.wd, p.rescale_grad, p.clip_gradient)
+    return w
+
+
+def _rmsprop(xp, p, w, g, n, out=None):
+    w = _target(w, out)
+    _k.rmsprop_update(xp, w, g, n, p.lr, p.gamma1, p.epsilon, p.wd, p.rescale_grad, p.clip_gradient,
+                      p.clip_weights)
+    return w
+
+
+def _nag(xp, p, w, g, mom, out=None):
+    w = _target(w, out)
     _k.nag_mom_update(xp, w, g, mom, p.lr, p.momentum, p.wd, p.rescale_grad, p.clip_gradient)
     return w
 
 
-def _adagrad(xp, p, w, g, history):
-    w = w.copy()
+def _adagrad(xp, p, w, g, history, out=None):
+    w = _target(w, out)
     _k.adagrad_update(xp, w, g, history, p.lr, p.epsilon, p.wd, p.rescale_grad, p.clip_gradient)
     return w
 
 
-def _rmspropalex(xp, p, w, g, n, gbar, delta):
-    w = w.copy()
+def _rmspropalex(xp, p, w, g, n, gbar, delta, out=None):
+    w = _target(w, out)
     _k.rmspropalex_update(xp, w, g, n, gbar, delta, p.lr, p.gamma1, p.gamma2, p.epsilon, p.wd,
                           p.rescale_grad, p.clip_gradient, p.clip_weights)
     return w
 
 
+defop("sgd_update", param=SGDParam, base=_UpdateProperty, arguments=("weight", "grad"), fwd=_sgd, fwd_out="inplace",
+      doc="``weight = (1 - lr*wd) * weight - lr * clip(rescale_grad * grad)``.")
+defop("sgd_mom_update", param=SGDMomParam, base=_UpdateProperty, arguments=("weight", "grad", "mom"), mutates=(2,),
+      fwd=_sgd_mom, fwd_out="inplace", doc="SGD with momentum; ``mom`` is updated in place.")
+defop("adam_update", param=AdamParam, base=_UpdateProperty, arguments=("weight", "grad", "mean", "var"),
+      mutates=(2, 3), fwd=_adam, fwd_out="inplace", doc="Adam step (bias correction folded into lr by the optimizer); mean/var in place.")
+defop("rmsprop_update", param=RMSPropParam, base=_UpdateProperty, arguments=("weight", "grad", "n"), mutates=(2,),
+      fwd=_rmsprop, fwd_out="inplace", doc="RMSProp step; ``n`` updated in place.")
 defop("nag_mom_update", param=NAGMomParam, base=_UpdateProperty, arguments=("weight", "grad", "mom"),
-      mutates=(2,), fwd=_nag, doc="Nesterov momentum step (MXNet's NAG); ``mom`` is updated in place.")
+      mutates=(2,), fwd=_nag, fwd_out="inplace", doc="Nesterov momentum step (MXNet's NAG); ``mom`` is updated in place.")
 defop("adagrad_update", param=AdaGradParam, base=_UpdateProperty, arguments=("weight", "grad", "history"),
-      mutates=(2,), fwd=_adagrad,
+      mutates=(2,), fwd=_adagrad, fwd_out="inplace",
       doc="AdaGrad step: ``history += g^2``; ``w -= lr * (g / sqrt(history + epsilon) + wd * w)``.")
 defop("rmspropalex_update", param=RMSPropAlexParam, base=_UpdateProperty,
-      arguments=("weight", "grad", "n", "g", "delta"), mutates=(2, 3, 4), fwd=_rmspropalex,
+      arguments=("weight", "grad", "n", "g", "delta"), mutates=(2, 3, 4), fwd=_rmspropalex, fwd_out="inplace",
       doc="Centred RMSProp (Graves 2013); ``n``, ``g`` and ``delta`` are updated in place.")
