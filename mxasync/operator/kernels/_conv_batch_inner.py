@@ -92,8 +92,7 @@ def data_grad(dyt: Array, w_g: Array, in_spatial: Shape, kernel: Shape, stride: 
     g, fg, ckg = w_g.shape
     n = dx.shape[0]
     c = g * ckg // prod(kernel)
-    w_t = numpy.ascontiguousarray(w_g.transpose(0, 2, 1))
-    dcols = matmul_for(numpy)(w_t, dyt.reshape(g, fg, -1)).reshape((c,) + kernel + osp + (n,))
+    dcols = matmul_for(numpy)(w_g.transpose(0, 2, 1), dyt.reshape(g, fg, -1)).reshape((c,) + kernel + osp + (n,))
     acc = numpy.zeros((c,) + tuple(s + 2 * p for s, p in zip(in_spatial, pad, strict=True)) + (n,), dx.dtype)
     offsets = list(itertools.product(*(range(k) for k in kernel)))
 

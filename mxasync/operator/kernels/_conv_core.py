@@ -170,7 +170,7 @@ def conv_backward_data(
     dx = out_view(into, (n, c) + tuple(in_spatial), dy.dtype)
     if dx is None:
         into, dx = None, xp.empty((n, c) + tuple(in_spatial), dtype=dy.dtype)
-    w_t = xp.ascontiguousarray(w_g.transpose(0, 2, 1))
+    w_t = w_g.transpose(0, 2, 1)  # a transposed operand: BLAS reads it as it is
     for lo, hi in batch_chunks(xp, n, g * ckg * p * dy.itemsize):
         dcols = matmul_for(xp)(w_t, dy[lo:hi].reshape(hi - lo, g, fg, p))
         dcols = dcols.reshape((hi - lo, c) + kernel + osp)
