@@ -106,6 +106,23 @@ def test_threads_follow_the_machine_and_leave_numpys_alone(monkeypatch):
 
 
 @needs_blas
+def test_small_gemms_stay_on_one_thread(monkeypatch):
+    """Below ONE_THREAD_WORK a call runs on the caller's thread alone (waking the pool costs more)."""
+    monkeypatch.setattr(blas, "_threads", 2)
+    monkeypatch.setattr(blas, "_runnable_elsewhere", lambda: 0)
+    used = []
+    real = blas._set_threads
+    monkeypatch.setattr(blas, "_set_threads", lambda n: (used.append(n), real(n)))
+    blas._set_threads(2)
+    a, b = _rand((128, 512)), _rand((512, 10))  # 0.66M multiply-adds
+    np.testing.assert_allclose(blas.matmul(a, b), a @ b, rtol=1e-5, atol=1e-4)
+    assert used[-1] == 1
+    a, b = _rand((256, 512)), _rand((512, 512))  # 67M
+    np.testing.assert_allclose(blas.matmul(a, b), a @ b, rtol=1e-4, atol=1e-3)
+    assert used[-1] == 2
+
+
+@needs_blas
 def test_concurrent_callers_each_get_their_own_product(blas_threads):
     pairs = [(_rand((160, 120)), _rand((120, 140))) for _ in range(4)]
     results = [None] * len(pairs)

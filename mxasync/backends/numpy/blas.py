@@ -50,6 +50,10 @@ __all__ = ["matmul", "available", "threads", "MIN_WORK"]
 
 #: GEMMs with fewer multiply-adds than this run on numpy (OpenBLAS's own single-thread line).
 MIN_WORK = 1 << 18
+#: GEMMs with fewer multiply-adds than this run on one thread: waking the sleeping pool costs
+#: ~50 µs, more than a second core saves below ~10M (2-core Xeon: 128x64x512 took 63 µs on one
+#: thread, 119 µs on two; 128x256x512 took 223 µs on one, 159 µs on two).
+ONE_THREAD_WORK = 12 << 20
 
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 _INT_MAX = (1 << 31) - 1
@@ -199,14 +203,18 @@ def matmul(a, b, out=None):
     if a.ndim < 2 or b.ndim < 2 or a.dtype != b.dtype or a.shape[-1] != b.shape[-2]:
         return _numpy(a, b, out)
     (m, k), n = a.shape[-2:], b.shape[-1]
-    try:
-        batch = numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    except ValueError:
-        return _numpy(a, b, out)  # numpy raises the error
-    count = 1
-    for d in batch:
-        count *= d
-    if count * m * n * k < MIN_WORK or max(m, n, k, count) > _INT_MAX:
+    if a.ndim == 2 and b.ndim == 2:
+        batch, count = (), 1
+    else:
+        try:
+            batch = numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        except ValueError:
+            return _numpy(a, b, out)  # numpy raises the error
+        count = 1
+        for d in batch:
+            count *= d
+    work = count * m * n * k
+    if work < MIN_WORK or max(m, n, k, count) > _INT_MAX:
         return _numpy(a, b, out)
     if not _loaded:
         _load()
@@ -232,7 +240,7 @@ def matmul(a, b, out=None):
         _call(fn, count, la, lb, m, n, k, a, b, c, sa if count > 1 else 0, sb if count > 1 else 0)
         return c
     with _run_lock:  # one GEMM at a time on the private pool: two at once fight over its threads
-        nthreads = _threads_for_call()
+        nthreads = 1 if work < ONE_THREAD_WORK else _threads_for_call()
         if nthreads != _now_threads:
             _set_threads(nthreads)
         _call(fn, count, la, lb, m, n, k, a, b, c, sa if count > 1 else 0, sb if count > 1 else 0)
