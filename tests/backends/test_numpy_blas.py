@@ -122,6 +122,23 @@ def test_small_gemms_stay_on_one_thread(monkeypatch):
     assert used[-1] == 2
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_matmul_into_rows_reads_and_writes_strided_windows(dtype, accumulate):
+    """``b`` and ``c`` as windows of longer rows (what the shifted-view convolution passes); ints take numpy."""
+    a = (_rand((5, 7)) * 4).astype(dtype)
+    rows = (_rand((3, 7, 40)) * 4).astype(dtype)
+    b = rows[:, :, 3:33]
+    target = (_rand((3, 5, 36)) * 4).astype(dtype)
+    c = target[:, :, 2:32]
+    before = target.copy()
+    blas.matmul_into_rows(a, b, c, accumulate=accumulate)
+    expected = before[:, :, 2:32] * accumulate + np.matmul(a, b)
+    np.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-4)
+    np.testing.assert_array_equal(target[:, :, :2], before[:, :, :2])  # nothing outside the window
+    np.testing.assert_array_equal(target[:, :, 32:], before[:, :, 32:])
+
+
 @needs_blas
 def test_concurrent_callers_each_get_their_own_product(blas_threads):
     pairs = [(_rand((160, 120)), _rand((120, 140))) for _ in range(4)]

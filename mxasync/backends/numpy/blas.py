@@ -46,7 +46,7 @@ import numpy
 from ...base import env_int
 from . import pressure
 
-__all__ = ["matmul", "available", "threads", "MIN_WORK"]
+__all__ = ["matmul", "matmul_into_rows", "available", "threads", "MIN_WORK"]
 
 #: GEMMs with fewer multiply-adds than this run on numpy (OpenBLAS's own single-thread line).
 MIN_WORK = 1 << 18
@@ -245,6 +245,56 @@ def matmul(a, b, out=None):
             _set_threads(nthreads)
         _call(fn, count, la, lb, m, n, k, a, b, c, sa if count > 1 else 0, sb if count > 1 else 0)
     return c
+
+
+def matmul_into_rows(a, b, c, accumulate: bool = False) -> None:
+    """``c[i] = a @ b[i]`` (``+=`` when ``accumulate``) for ``a`` ``(M, K)``, ``b`` ``(B, K, N)`` and ``c``
+    ``(B, M, N)``, where ``b`` and ``c`` may be strided views whose rows are contiguous runs
+    (a row stride longer than the row: windows of a flattened image, as the shifted-view
+    convolution reads and writes them).  numpy does it when BLAS cannot."""
+    if not _loaded:
+        _load()
+    args = _rows_call(a, b, c)
+    if args is None:
+        if accumulate:
+            c += numpy.matmul(a, b)
+        else:
+            numpy.matmul(a, b, out=c)
+        return
+    fn, la, lb, lc, (count, m, n), k = args
+    size = a.itemsize
+    beta = 1.0 if accumulate else 0.0
+
+    def call():
+        fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, a.ctypes.data, la[1], 0, b.ctypes.data, lb[1],
+           b.strides[0] // size, beta, c.ctypes.data, lc, c.strides[0] // size, count)
+
+    if _threads == 1:
+        call()
+        return
+    with _run_lock:
+        nthreads = 1 if count * m * n * k < ONE_THREAD_WORK else _threads_for_call()
+        if nthreads != _now_threads:
+            _set_threads(nthreads)
+        call()
+
+
+def _rows_call(a, b, c):
+    """What :func:`matmul_into_rows` passes to BLAS, or None when BLAS cannot take these operands."""
+    fn = _gemm_batch.get(a.dtype)
+    if fn is None or not (a.dtype == b.dtype == c.dtype and a.ndim == 2 and b.ndim == 3 and c.ndim == 3):
+        return None
+    size = a.itemsize
+    la = _operand(a.shape, a.strides, size)
+    lb = _operand(b.shape[1:], b.strides[1:], size)
+    (count, m, n), k = c.shape, a.shape[1]
+    if (la is None or lb is None or b.shape != (count, k, n) or a.shape[0] != m or c.strides[2] != size
+            or any(x % size for x in (b.strides[0], c.strides[0], c.strides[1]))):
+        return None
+    lc = c.strides[1] // size
+    if lc < n or max(m, n, k, count, lc, la[1], lb[1], b.strides[0] // size, c.strides[0] // size) > _INT_MAX:
+        return None
+    return fn, la, lb, lc, c.shape, k
 
 
 def _call(fn, count, la, lb, m, n, k, a, b, c, sa, sb) -> None:

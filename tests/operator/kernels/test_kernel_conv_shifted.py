@@ -1,0 +1,61 @@
+"""Unit-stride convolution over shifted views (no im2col): the numbers of the im2col path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mxasync.operator.kernels import _conv_shifted, convolution, convolution_backward
+
+from .test_kernel_conv import CASES, IDS, _make, conv_reference
+
+UNIT = [(c, i) for c, i in zip(CASES, IDS, strict=True) if all(s == 1 for s in c[3])]
+
+
+@pytest.fixture
+def forced(monkeypatch):
+    """Every unit-stride inference forward through the shifted views, however few its channels."""
+    calls = []
+    real = _conv_shifted.forward
+    monkeypatch.setattr(_conv_shifted, "MIN_CHANNELS", 1)
+    monkeypatch.setattr(_conv_shifted, "forward", lambda *a: (calls.append(1), real(*a))[1])
+    return calls
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("case", [c for c, _ in UNIT], ids=[i for _, i in UNIT])
+def test_forward_matches_loops(case, dtype, rng, check, forced):
+    x, w, b, kw = _make(rng, case, dtype)
+    out = convolution(np, x, w, b, **kw)
+    assert forced, "the shifted-view path did not run"
+    ref = conv_reference(*(a.astype(np.float64) for a in (x, w, b)), kw["stride"], kw["dilate"], kw["pad"],
+                         kw["num_group"])
+    check.close(out, ref, dtype)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_data_gradient_matches_numerical(case, rng, check, forced):
+    """The data gradient of a unit-stride layer is a correlation with the flipped kernel: shifted views too."""
+    x, w, b, kw = _make(rng, case, np.float64)
+    head = rng.standard_normal(convolution(np, x, w, b, **kw).shape)
+    dx = convolution_backward(np, head, x, w, need_weight_grad=False, **kw)[0]
+    check.grad(lambda v: convolution(np, v, w, b, **kw), x, head, dx, "data")
+
+
+def test_chosen_by_itself_for_wide_layers(rng, check, monkeypatch):
+    x = rng.standard_normal((2, 16, 40, 37)).astype(np.float32)  # a plane too big for the batch-inner layout
+    w = rng.standard_normal((8, 16, 3, 3)).astype(np.float32)
+    kw = dict(kernel=(3, 3), pad=(1, 1), num_filter=8, no_bias=True)
+    calls = []
+    real = _conv_shifted.forward
+    monkeypatch.setattr(_conv_shifted, "forward", lambda *a: (calls.append(1), real(*a))[1])
+    got = convolution(np, x, w, None, **kw)
+    assert calls
+    monkeypatch.setattr(_conv_shifted, "MIN_CHANNELS", 10**9)
+    check.close(got, convolution(np, x, w, None, **kw), np.float32)
+
+
+def test_not_for_strided_or_thin_layers():
+    assert not _conv_shifted.pays(64, (2, 2))
+    assert not _conv_shifted.pays(3, (1, 1))  # ResNet's first layer: 3 channels make thin GEMMs
+    assert _conv_shifted.pays(64, (1, 1))
