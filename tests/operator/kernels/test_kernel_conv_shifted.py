@@ -14,7 +14,7 @@ UNIT = [(c, i) for c, i in zip(CASES, IDS, strict=True) if all(s == 1 for s in c
 
 @pytest.fixture
 def forced(monkeypatch):
-    """Every unit-stride inference forward through the shifted views, however few its channels."""
+    """Every unit-stride forward through the shifted views, however few its channels."""
     calls = []
     real = _conv_shifted.forward
     monkeypatch.setattr(_conv_shifted, "MIN_CHANNELS", 1)
@@ -53,6 +53,21 @@ def test_chosen_by_itself_for_wide_layers(rng, check, monkeypatch):
     assert calls
     monkeypatch.setattr(_conv_shifted, "MIN_CHANNELS", 10**9)
     check.close(got, convolution(np, x, w, None, **kw), np.float32)
+
+
+def test_training_forward_keeps_no_columns_and_the_weight_gradient_recomputes_them(rng, check, monkeypatch):
+    from mxasync.operator.kernels import _colstore, _conv_core
+
+    store = _colstore.ColumnStore(budget=1 << 24)
+    monkeypatch.setattr(_conv_core, "COLUMNS", store)
+    x = rng.standard_normal((2, 16, 40, 37))
+    w = rng.standard_normal((8, 16, 3, 3))
+    kw = dict(kernel=(3, 3), pad=(1, 1), num_filter=8, no_bias=True)
+    head = rng.standard_normal((2, 8, 40, 37))
+    convolution(np, x, w, None, keep=True, **kw)
+    assert store.stats()["kept"] == 0
+    _, dw, _ = convolution_backward(np, head, x, w, **kw)
+    check.grad(lambda v: convolution(np, x, v, None, **kw), w, head, dw, "weight")
 
 
 def test_not_for_strided_or_thin_layers():
