@@ -122,6 +122,19 @@ def test_small_gemms_stay_on_one_thread(monkeypatch):
     assert used[-1] == 2
 
 
+@pytest.mark.parametrize("shape", [(128, 96, 80), (4, 3, 5)], ids=["blas", "small-on-numpy"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_matmul_accumulates_onto_out(shape, dtype):
+    m, k, n = shape
+    a, b = (_rand((m, k)) * 4).astype(dtype), (_rand((k, n)) * 4).astype(dtype)
+    out = (_rand((m, n)) * 4).astype(dtype)
+    before = out.copy()
+    assert blas.matmul(a, b, out=out, accumulate=True) is out
+    np.testing.assert_allclose(out, before + a @ b, rtol=1e-4, atol=1e-3)
+    with pytest.raises(ValueError, match="accumulate needs out"):
+        blas.matmul(a, b, accumulate=True)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
 @pytest.mark.parametrize("accumulate", [False, True])
 def test_matmul_into_rows_reads_and_writes_strided_windows(dtype, accumulate):

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
+from ...backends.numpy.blas import matmul as _engine_matmul
 from ._util import Array, matmul_for, out_view
 
 
@@ -37,12 +40,19 @@ def fully_connected(
     x2 = _as2d(data, flatten)
     shape = (data.shape[0], weight.shape[0]) if flatten else data.shape[:-1] + (weight.shape[0],)
     o2 = out_view(out, (x2.shape[0], weight.shape[0]), xp.result_type(x2, weight))
+    with_bias = not no_bias and bias is not None
+    if (xp is numpy and with_bias and o2 is not None and not numpy.may_share_memory(o2, x2)
+            and not numpy.may_share_memory(o2, weight)):
+        # bias first, product accumulated onto it: no pass over an output the GEMM's threads just wrote
+        o2[...] = bias
+        _engine_matmul(x2, weight.T, out=o2, accumulate=True)
+        return out
     if o2 is None:
         o2 = matmul_for(xp)(x2, weight.T)
         out = o2.reshape(shape)
     else:
         matmul_for(xp)(x2, weight.T, out=o2)
-    if not no_bias and bias is not None:
+    if with_bias:
         o2 += bias
     return out
 
