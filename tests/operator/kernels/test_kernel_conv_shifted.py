@@ -10,6 +10,8 @@ from mxasync.operator.kernels import _conv_shifted, convolution, convolution_bac
 from .test_kernel_conv import CASES, IDS, _make, conv_reference
 
 UNIT = [(c, i) for c, i in zip(CASES, IDS, strict=True) if all(s == 1 for s in c[3])]
+# a 3-D layer with dilation and padding: the flat shifts then span planes as well as rows
+UNIT.append((((1, 2, 5, 4, 6), 3, (2, 3, 2), (1, 1, 1), (2, 1, 1), (1, 1, 0), 1), "3d-dilated-padded"))
 
 
 @pytest.fixture
@@ -33,7 +35,7 @@ def test_forward_matches_loops(case, dtype, rng, check, forced):
     check.close(out, ref, dtype)
 
 
-@pytest.mark.parametrize("case", CASES, ids=IDS)
+@pytest.mark.parametrize("case", CASES + [UNIT[-1][0]], ids=IDS + [UNIT[-1][1]])
 def test_data_gradient_matches_numerical(case, rng, check, forced):
     """The data gradient of a unit-stride layer is a correlation with the flipped kernel: shifted views too."""
     x, w, b, kw = _make(rng, case, np.float64)
