@@ -31,8 +31,11 @@ from . import pressure
 __all__ = ["split", "nthreads", "worth_splitting", "MIN_ELEMENTS"]
 
 # Elements below which one kernel is not split: a thread hand-over costs 30-100 µs on an idle
-# 2-core machine (far more on a loaded one), what numpy needs for ~0.25-1M elements of one pass.
-MIN_ELEMENTS = 1 << 19
+# 2-core machine (far more on a loaded one), and the GIL passes back and forth between the
+# chunks' numpy calls. Measured on 2 idle cores (2026-11-26): LeNet's step (tensors of 0.7-2M)
+# ran 17.6-19.6 ms splitting above 512k and 16.4-17.3 ms above 4M; ResNet-18's (1.6-14M)
+# 651-658 against 655-674 ms.
+MIN_ELEMENTS = 1 << 22
 
 _local = threading.local()  # .helper: True inside a helper thread (no nested splitting there)
 
