@@ -62,7 +62,10 @@ def out_view(out: Array | None, shape: Sequence[int], dtype: Any) -> Array | Non
     """
     if out is None or out.dtype != dtype or not out.flags.c_contiguous or out.size != prod(shape):
         return None
-    return out.reshape(tuple(shape))
+    shape = tuple(shape)
+    # the array itself when it has the shape already: a reshaped view is another object, and the
+    # operator layer would then copy the result onto its own memory (``assign`` checks identity)
+    return out if out.shape == shape else out.reshape(shape)
 
 
 def pad_spatial(xp: Any, x: Array, before: Sequence[int], after: Sequence[int], value: float = 0.0) -> Array:

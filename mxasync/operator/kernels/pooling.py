@@ -21,7 +21,18 @@ from typing import Any
 
 import numpy
 
-from ._util import Array, Shape, check_layout, crop_spatial, ntuple, pad_spatial, prod, split_rows, window_slices
+from ._util import (
+    Array,
+    Shape,
+    check_layout,
+    crop_spatial,
+    ntuple,
+    out_view,
+    pad_spatial,
+    prod,
+    split_rows,
+    window_slices,
+)
 
 _TYPES = ("max", "avg", "sum", "lp")
 
@@ -174,8 +185,10 @@ def pooling(
     p_value: int | None = None,
     count_include_pad: bool | None = None,
     layout: str | None = None,
+    into: Array | None = None,
 ) -> Array:
-    """Forward pooling (big inputs split by channel over the numpy backend's kernel threads).
+    """Forward pooling (big inputs split by channel over the numpy backend's kernel threads), written
+    into ``into`` when it fits (see :func:`~._util.out_view`).
 
     >>> import numpy as np
     >>> x = np.arange(16.).reshape(1, 1, 4, 4)
@@ -188,7 +201,9 @@ def pooling(
     """
     geo = _setup(data, kernel, pool_type, global_pool, pooling_convention, stride, pad, layout)
     n, c = data.shape[:2]
-    out = xp.empty((n, c) + geo[4], dtype=data.dtype)
+    out = out_view(into, (n, c) + geo[4], data.dtype)
+    if out is None:
+        out = xp.empty((n, c) + geo[4], dtype=data.dtype)
     div = _avg_divisor(xp, data, geo, pool_type, count_include_pad)
 
     def block(b0, b1, c0, c1, scratch):
@@ -383,13 +398,17 @@ def pooling_backward(
     count_include_pad: bool | None = None,
     layout: str | None = None,
     out: Array | None = None,
+    into: Array | None = None,
 ) -> Array:
-    """Gradient w.r.t. ``data``; ``out`` (the forward output) serves max and lp and is recomputed if None.
+    """Gradient w.r.t. ``data``; ``out`` (the forward output) serves max and lp and is recomputed if None;
+    written into ``into`` when it fits (every element is written).
 
     Big inputs are split by channel over the numpy backend's kernel threads.
     """
     geo = _setup(data, kernel, pool_type, global_pool, pooling_convention, stride, pad, layout)
-    grad = xp.empty(data.shape, dtype=out_grad.dtype)
+    grad = out_view(into, data.shape, out_grad.dtype)
+    if grad is None:
+        grad = xp.empty(data.shape, dtype=out_grad.dtype)
     div = _avg_divisor(xp, data, geo, pool_type, count_include_pad)
 
     def block(b0, b1, c0, c1, scratch):

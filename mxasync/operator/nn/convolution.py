@@ -189,6 +189,7 @@ class _PoolProperty(FunctionalProperty):
 
 
 defop("Pooling", param=PoolingParam, base=_PoolProperty, deps="og,in,out", aliases=("Pooling_v1",),
-      fwd=lambda xp, p, x: poolk.pooling(xp, x, **_pool_kw(p)),
-      bwd=lambda xp, p, og, ins, outs: [poolk.pooling_backward(xp, og[0], ins[0], out=outs[0], **_pool_kw(p))],
+      fwd=lambda xp, p, x, out=None: poolk.pooling(xp, x, into=out, **_pool_kw(p)), fwd_out=True, bwd_into=True,
+      bwd=lambda xp, p, og, ins, outs, need, into: [
+          poolk.pooling_backward(xp, og[0], ins[0], out=outs[0], into=into[0], **_pool_kw(p))],
       doc="Max/avg/sum/lp pooling over 1 to 3 spatial axes; global_pool, 'valid'/'full'/'same' conventions.")

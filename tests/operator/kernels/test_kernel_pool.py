@@ -156,3 +156,21 @@ def test_output_size_formulas(size, kernel, stride, pad, convention, expected):
 def test_bad_pool_type():
     with pytest.raises(ValueError, match="pool_type"):
         pooling(np, np.zeros((1, 1, 2, 2)), (2, 2), pool_type="median")
+
+
+@pytest.mark.parametrize("kw", [dict(kernel=(2, 2), stride=(2, 2)), dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1)),
+                                dict(kernel=(3, 3), stride=(1, 1), pool_type="avg")])
+def test_forward_and_backward_write_into_given_arrays(kw, rng):
+    """The executor's planned arrays are written directly; every element of the gradient is written."""
+    x = rng.standard_normal((2, 3, 9, 8))
+    expected = pooling(np, x, **kw)
+    out = np.full(expected.shape, np.nan)
+    assert pooling(np, x, into=out, **kw) is out
+    np.testing.assert_array_equal(out, expected)
+    og = rng.standard_normal(expected.shape)
+    grad = pooling_backward(np, og, x, out=expected, **kw)
+    into = np.full(x.shape, np.nan)  # garbage where a write is missed
+    assert pooling_backward(np, og, x, out=expected, into=into, **kw) is into
+    np.testing.assert_array_equal(into, grad)
+    wrong = np.zeros(x.shape, np.float32)  # another dtype: not written into
+    assert pooling_backward(np, og, x, out=expected, into=wrong, **kw) is not wrong
