@@ -1,13 +1,20 @@
 """Grouped convolution primitives shared by Convolution and Deconvolution.
 
-Weights are taken pre-grouped as ``w_g`` of shape ``(G, F/G, C/G * prod(kernel))``, so
-one broadcasting matmul ``(G, Fg, CgK) @ (b, G, CgK, P)`` does every group of a
-batch chunk. On numpy the batch is cut into chunks whose column buffer stays near
-the L3 cache: that is faster than one huge im2col, and uses far less memory.
-A training forward may instead fill (chunk by chunk) one buffer for the whole batch and
-leave it in :data:`~._colstore.COLUMNS` for the weight gradient. The copies and sums
-around the GEMMs (im2col, col2im) are split over the numpy backend's kernel threads
-when big enough; the GEMMs go to the engine's BLAS (``matmul_for``).
+Weights are taken pre-grouped as ``w_g`` of shape ``(G, F/G, C/G * prod(kernel))``.  On numpy
+each call picks one of three layouts by the layer's shape:
+
+* :mod:`._conv_batch_inner` for small output planes: the batch innermost, one GEMM per batch;
+* :mod:`._conv_shifted` for other unit-stride layers with enough channels: no im2col, one GEMM
+  per kernel offset over shifted views of the input;
+* the per-sample layout here for the rest: one broadcasting matmul
+  ``(G, Fg, CgK) @ (b, G, CgK, P)`` over a chunk of samples whose column buffer stays near the
+  L3 cache (faster than one huge im2col, and far less memory).  A training forward instead
+  fills one buffer for the whole batch and leaves it in :data:`~._colstore.COLUMNS` for the
+  weight gradient (the batch-inner layout keeps its columns the same way).
+
+The copies and sums around the GEMMs (im2col, col2im) are split over the numpy backend's
+kernel threads when big enough; the GEMMs go to the engine's BLAS (``matmul_for``).  Off numpy
+(CuPy) every call takes the per-sample layout with the whole batch as one chunk.
 """
 
 from __future__ import annotations
@@ -101,11 +108,12 @@ def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, di
             # faster than one per chunk (ResNet-18's 56x56 layers: 19.7 -> 15.7 ms)
             _im2col_into(xp, xpad, kernel, stride, dilate, whole)
             matmul_for(xp)(w_g, whole.reshape(n, g, ckg, p), out=out)
-        for lo, hi in batch_chunks(xp, n, c * prod(kernel) * p * x.itemsize) if whole is None else ():
-            if buf is None:
-                buf = xp.empty((hi - lo, c) + kernel + osp, dtype=x.dtype)
-            cols = _im2col_into(xp, xpad[lo:hi], kernel, stride, dilate, buf[: hi - lo])
-            matmul_for(xp)(w_g, cols.reshape(hi - lo, g, ckg, p), out=out[lo:hi])
+        else:
+            for lo, hi in batch_chunks(xp, n, c * prod(kernel) * p * x.itemsize):
+                if buf is None:
+                    buf = xp.empty((hi - lo, c) + kernel + osp, dtype=x.dtype)
+                cols = _im2col_into(xp, xpad[lo:hi], kernel, stride, dilate, buf[: hi - lo])
+                matmul_for(xp)(w_g, cols.reshape(hi - lo, g, ckg, p), out=out[lo:hi])
     except BaseException:
         if whole is not None:
             COLUMNS.give_back(whole)
@@ -214,16 +222,19 @@ def conv_backward_weight(
     dw = out_view(into, (groups, f // groups, ckg), x.dtype)
     if dw is None:
         into, dw = None, xp.empty((groups, f // groups, ckg), dtype=x.dtype)
+    n, osp = x.shape[0], tuple(dy.shape[2:])
+    inner = _batch_inner(xp, n, c, osp, kernel, stride, x.itemsize)
+    layout = (c,) + kernel + osp + (n,) if inner else (n, c) + kernel + osp
+    cols = kept if kept is not None and kept.shape == layout else None  # else kept in another layout: recompute
     try:
-        if _batch_inner(xp, x.shape[0], c, dy.shape[2:], kernel, stride, x.itemsize):
-            cols = kept
-            if cols is None or cols.shape[0] != c:  # kept by a forward of another layout: recompute
-                cols = numpy.empty((c,) + kernel + tuple(dy.shape[2:]) + (x.shape[0],), x.dtype)
-                batch_inner.columns(batch_inner.to_batch_inner(x, pad), kernel, stride, dilate, dy.shape[2:], cols)
+        if inner:
+            if cols is None:
+                cols = numpy.empty(layout, x.dtype)
+                batch_inner.columns(batch_inner.to_batch_inner(x, pad), kernel, stride, dilate, osp, cols)
             dyt = batch_inner.grad_batch_inner(dy) if dyt is None else dyt
             batch_inner.weight_grad(dyt, cols, groups, dw)
         else:
-            _weight_sum(xp, x, dy, groups, kernel, stride, dilate, pad, kept, dw)
+            _weight_sum(xp, x, dy, groups, kernel, stride, dilate, pad, cols, dw)
     finally:
         if kept is not None:
             COLUMNS.give_back(kept)

@@ -91,3 +91,20 @@ def test_training_forward_keeps_columns_for_the_weight_gradient(rng, monkeypatch
     key = next(iter(store._kept))
     store._kept[key][1][...] = 0  # zero columns: the weight gradient read them, so it comes out zero
     assert not convolution_backward(np, head, x, w, **kw)[1].any()
+
+
+def test_columns_kept_in_the_other_layout_are_recomputed(rng, check, monkeypatch):
+    """Columns a per-sample forward kept (N, C, ...) are not read as batch-inner ones (C, ..., N), even
+    when N == C makes their first axes look alike."""
+    store = _colstore.ColumnStore(budget=1 << 24)
+    monkeypatch.setattr(_conv_core, "COLUMNS", store)
+    x = rng.standard_normal((8, 8, 6, 6))
+    w = rng.standard_normal((5, 8, 3, 3))
+    kw = dict(kernel=(3, 3), num_filter=5, no_bias=True)
+    head = rng.standard_normal((8, 5, 4, 4))
+    expected = convolution_backward(np, head, x, w, **kw)[1]
+    monkeypatch.setattr(_conv_batch_inner, "pays", lambda *a: False)
+    convolution(np, x, w, None, keep=True, **kw)
+    assert store.stats()["kept"] == 1
+    monkeypatch.setattr(_conv_batch_inner, "pays", lambda *a: True)
+    check.close(convolution_backward(np, head, x, w, **kw)[1], expected)
