@@ -12,8 +12,8 @@ conv2 (64x20x12x12, 50 filters 5x5, 2-core Xeon): im2col 1.32 -> 0.50 ms, GEMM 1
 weight gradient also sums ``N`` partial ``F x C*K`` products, a large temporary when the
 planes are small and the layer wide (ResNet's 7x7 layers): here it is one GEMM.
 
-The layout pays on small output planes (:func:`pays`); ResNet's first stage (56x56) keeps
-the per-sample layout.
+The layout pays on small output planes (:func:`pays`); bigger ones go to :mod:`._conv_shifted`
+(unit stride, enough channels: ResNet's first stage) or the per-sample layout.
 """
 
 from __future__ import annotations
