@@ -214,6 +214,8 @@ class _Gemm(NamedTuple):
     c: Any
     sa: int
     sb: int
+    lc: int  # leading dimension of ``c``
+    sc: int  # element stride from one of ``c``'s matrices to the next
     work: int
 
 
@@ -256,7 +258,7 @@ def _prepare(a, b, out):
         sa, sb = _stride_over(a, batch, size), _stride_over(b, batch, size)
         if sa is None or sb is None:
             return _big_numpy
-    return _Gemm(fn, count, la, lb, m, n, k, a, b, c, sa, sb, work)
+    return _Gemm(fn, count, la, lb, m, n, k, a, b, c, sa, sb, n, m * n, work)
 
 
 def _run(g: _Gemm, beta: float = 0.0) -> None:
@@ -270,6 +272,14 @@ def _run(g: _Gemm, beta: float = 0.0) -> None:
         _call(g, beta)
 
 
+def _numpy_into(a, b, c, accumulate: bool) -> None:
+    """``c = a @ b`` (``+=`` when ``accumulate``) on numpy, where the private BLAS cannot take it."""
+    if accumulate:
+        c += numpy.matmul(a, b)
+    else:
+        numpy.matmul(a, b, out=c)
+
+
 def matmul(a, b, out=None, accumulate: bool = False):
     """``numpy.matmul(a, b, out=out)``, with big float GEMMs (batched too) on the engine's private BLAS.
 
@@ -277,18 +287,15 @@ def matmul(a, b, out=None, accumulate: bool = False):
     first and accumulated onto costs ~15 µs where adding it after a two-thread GEMM costs
     ~50 µs: half the product then sits in the other core's cache (128x512x512 on 2 cores).
     """
+    if accumulate and out is None:
+        raise ValueError("matmul: accumulate needs out")
     g = _prepare(a, b, out)
-    if accumulate:
-        if out is None:
-            raise ValueError("matmul: accumulate needs out")
-        if not isinstance(g, _Gemm):
-            out += numpy.matmul(a, b)
-            return out
-        _run(g, beta=1.0)
-        return out
     if not isinstance(g, _Gemm):
+        if accumulate:
+            _numpy_into(a, b, out, True)
+            return out
         return g(a, b, out)
-    _run(g)
+    _run(g, beta=1.0 if accumulate else 0.0)
     return g.c
 
 
@@ -299,57 +306,39 @@ def matmul_into_rows(a, b, c, accumulate: bool = False) -> None:
     convolution reads and writes them).  numpy does it when BLAS cannot."""
     if not _loaded:
         _load()
-    args = _rows_call(a, b, c)
-    if args is None:
-        if accumulate:
-            c += numpy.matmul(a, b)
-        else:
-            numpy.matmul(a, b, out=c)
-        return
-    fn, la, lb, lc, (count, m, n), k = args
-    size = a.itemsize
-    beta = 1.0 if accumulate else 0.0
-
-    def call():
-        fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, a.ctypes.data, la[1], 0, b.ctypes.data, lb[1],
-           b.strides[0] // size, beta, c.ctypes.data, lc, c.strides[0] // size, count)
-
-    if _threads == 1:
-        call()
-        return
-    with _run_lock:
-        nthreads = 1 if count * m * n * k < ONE_THREAD_WORK else _threads_for_call()
-        if nthreads != _now_threads:
-            _set_threads(nthreads)
-        call()
+    g = _prepare_rows(a, b, c)
+    if g is None:
+        _numpy_into(a, b, c, accumulate)
+    else:
+        _run(g, beta=1.0 if accumulate else 0.0)
 
 
-def _rows_call(a, b, c):
-    """What :func:`matmul_into_rows` passes to BLAS, or None when BLAS cannot take these operands."""
-    fn = _gemm_batch.get(a.dtype)
-    if fn is None or not (a.dtype == b.dtype == c.dtype and a.ndim == 2 and b.ndim == 3 and c.ndim == 3):
+def _prepare_rows(a, b, c):
+    """:func:`matmul_into_rows`'s product as a :class:`_Gemm`, or None when BLAS cannot take these operands."""
+    if not (a.dtype == b.dtype == c.dtype and a.ndim == 2 and b.ndim == 3 and c.ndim == 3):
         return None
+    (count, m, n), k = c.shape, a.shape[1]
+    fn = (_gemm if count == 1 else _gemm_batch).get(a.dtype)
     size = a.itemsize
     la = _operand(a.shape, a.strides, size)
     lb = _operand(b.shape[1:], b.strides[1:], size)
-    (count, m, n), k = c.shape, a.shape[1]
-    if (la is None or lb is None or b.shape != (count, k, n) or a.shape[0] != m or c.strides[2] != size
-            or any(x % size for x in (b.strides[0], c.strides[0], c.strides[1]))):
+    if (fn is None or la is None or lb is None or b.shape != (count, k, n) or a.shape[0] != m
+            or c.strides[2] != size or any(x % size for x in (b.strides[0], c.strides[0], c.strides[1]))):
         return None
-    lc = c.strides[1] // size
-    if lc < n or max(m, n, k, count, lc, la[1], lb[1], b.strides[0] // size, c.strides[0] // size) > _INT_MAX:
+    lc, sb, sc = c.strides[1] // size, b.strides[0] // size, c.strides[0] // size
+    if lc < n or max(m, n, k, count, lc, la[1], lb[1], sb, sc) > _INT_MAX:
         return None
-    return fn, la, lb, lc, c.shape, k
+    return _Gemm(fn, count, la, lb, m, n, k, a, b, c, 0, sb, lc, sc, count * m * n * k)
 
 
 def _call(g: _Gemm, beta: float = 0.0) -> None:
-    fn, count, la, lb, m, n, k, a, b, c, sa, sb = g[:12]
+    fn, count, la, lb, m, n, k, a, b, c, sa, sb, lc, sc = g[:14]
     if count == 1:
         fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, a.ctypes.data, la[1], b.ctypes.data, lb[1],
-           beta, c.ctypes.data, n)
+           beta, c.ctypes.data, lc)
     else:
         fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, a.ctypes.data, la[1], sa, b.ctypes.data, lb[1], sb,
-           beta, c.ctypes.data, n, m * n, count)
+           beta, c.ctypes.data, lc, sc, count)
 
 
 def _stride_over(x, batch, size):

@@ -166,10 +166,11 @@ def conv_backward_data(
     """
     n = dy.shape[0]
     g, fg, ckg = w_g.shape
-    if _batch_inner(xp, n, g * ckg // prod(kernel), dy.shape[2:], kernel, stride, dy.itemsize):
-        dx = out_view(into, (n, g * ckg // prod(kernel)) + tuple(in_spatial), dy.dtype)
+    c = g * ckg // prod(kernel)
+    if _batch_inner(xp, n, c, dy.shape[2:], kernel, stride, dy.itemsize):
+        dx = out_view(into, (n, c) + tuple(in_spatial), dy.dtype)
         if dx is None:
-            into, dx = None, xp.empty((n, g * ckg // prod(kernel)) + tuple(in_spatial), dtype=dy.dtype)
+            into, dx = None, xp.empty((n, c) + tuple(in_spatial), dtype=dy.dtype)
         dyt = batch_inner.grad_batch_inner(dy) if dyt is None else dyt
         batch_inner.data_grad(dyt, w_g, tuple(in_spatial), kernel, stride, dilate, pad, tuple(dy.shape[2:]), dx)
         return into if into is not None else dx
@@ -182,7 +183,6 @@ def conv_backward_data(
         return conv_forward(xp, dy, w_flip, kernel, stride, dilate, flipped_pad, into=into)
     osp = dy.shape[2:]
     p = prod(osp)
-    c = g * ckg // prod(kernel)
     dx = out_view(into, (n, c) + tuple(in_spatial), dy.dtype)
     if dx is None:
         into, dx = None, xp.empty((n, c) + tuple(in_spatial), dtype=dy.dtype)

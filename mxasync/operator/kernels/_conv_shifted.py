@@ -47,12 +47,14 @@ def forward(x: Array, w_g: Array, kernel: Shape, dilate: Shape, pad: Shape, osp:
     length = sum((o - 1) * st for o, st in zip(osp, strides, strict=True)) + 1
     grid = numpy.empty((n, g, fg, osp[0] * strides[0]), dtype=x.dtype)
     flat = xpad.reshape(n, g, cg, -1)
-    w_k = w_g.reshape((g, fg, cg) + kernel)
+    # the weight once with the kernel offsets first: each offset's (Fg, Cg) matrix is then contiguous
+    nk = len(kernel)
+    w_k = numpy.ascontiguousarray(numpy.moveaxis(w_g.reshape((g, fg, cg) + kernel), range(3, 3 + nk), range(1, 1 + nk)))
     for first, offs in enumerate(itertools.product(*(range(k) for k in kernel))):
         shift = sum(o * d * st for o, d, st in zip(offs, dilate, strides, strict=True))
         for gi in range(g):
-            matmul_into_rows(numpy.ascontiguousarray(w_k[(gi, slice(None), slice(None)) + offs]),
-                             flat[:, gi, :, shift:shift + length], grid[:, gi, :, :length], accumulate=first > 0)
+            matmul_into_rows(w_k[(gi,) + offs], flat[:, gi, :, shift:shift + length], grid[:, gi, :, :length],
+                             accumulate=first > 0)
     # the grid's rows are padded-plane rows: keep the first out_w (and so on) of each
     cropped = grid.reshape((n, g, fg, osp[0]) + tuple(psp[1:]))
     cropped = cropped[(Ellipsis,) + tuple(slice(0, o) for o in osp[1:])]

@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy
 
-from ...backends.numpy.blas import matmul as _engine_matmul
 from ._util import Array, matmul_for, out_view
 
 
@@ -45,7 +44,7 @@ def fully_connected(
             and not numpy.may_share_memory(o2, weight)):
         # bias first, product accumulated onto it: no pass over an output the GEMM's threads just wrote
         o2[...] = bias
-        _engine_matmul(x2, weight.T, out=o2, accumulate=True)
+        matmul_for(xp)(x2, weight.T, out=o2, accumulate=True)  # the engine's BLAS (numpy here)
         return out
     if o2 is None:
         o2 = matmul_for(xp)(x2, weight.T)
