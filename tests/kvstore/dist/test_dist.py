@@ -8,6 +8,7 @@ Skipped when mpirun or mpi4py is missing (``.ci/install-mpi.sh`` installs them).
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -120,11 +121,16 @@ def stop_rank_mid_job(script: str, *args: str, rank: int = 1, delay: float = 1.0
     pid: list[int] = []
     running = threading.Event()
 
+    said = re.compile(rf"worker {rank} pid (\d+)")
+
     def read() -> None:
         for line in proc.stdout:
             lines.append(line)
-            if line.startswith(f"worker {rank} pid "):
-                pid.append(int(line.split()[3]))
+            # anywhere in the line: the launcher interleaves the ranks' output, and a line seen in CI
+            # read "worker 1 pid 983 fittingworker 0 pid 982 fitting"
+            found = said.search(line)
+            if found and not pid:
+                pid.append(int(found.group(1)))
                 running.set()
         running.set()
 
