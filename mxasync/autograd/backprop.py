@@ -23,15 +23,14 @@ from __future__ import annotations
 from contextlib import nullcontext
 
 from ..base import MXAsyncError
-from ..executor.gradient import ZERO_GRAD_OPS
-from ..executor.program import _placeholder
 from ..ndarray.invoke import INLINE_ELEMENTS, _xp
 from ..ndarray.ndarray import NDArray, _empty, ones, zeros
 from ..operator import OpContext, OpReqType
-from ..operator.base import ADD_TO, NULL, WRITE_TO
+from ..operator.base import ADD_TO, NULL, WRITE_TO, placeholder
 from ..runtime.engine import Engine
 from ..runtime.resource import ResourceManager
 from . import state
+from .higher_order import ND, LinearBackward, NonDifferentiable, rule_for
 from .tape import Entry, Node
 
 __all__ = ["backward", "grad"]
@@ -88,10 +87,6 @@ def _store(target: NDArray, terms: list, req) -> None:
     _push(store, target.context, [t._chunk.var for t in terms], [target._chunk.var], "_grad_store", target.size)
 
 
-def _is_zero_grad(prop) -> bool:
-    return bool(getattr(prop, "zero_gradient", False)) or prop.op_name in ZERO_GRAD_OPS
-
-
 def _as_list(x, what):
     if x is None:
         return None
@@ -141,7 +136,7 @@ def _run(heads, head_grads, wanted, train_mode: bool, retain_graph: bool, create
     nodes = _graph(heads)
     needs = {}
     for node in nodes:
-        needs[id(node)] = not _is_zero_grad(node.prop) and any(
+        needs[id(node)] = not node.prop.zero_gradient and any(
             e is not None and (wanted(e) or (e.node is not None and needs.get(id(e.node), False)))
             for e in node.in_ag)
     grads: dict = {}  # id(entry) -> (entry, [terms])
@@ -178,13 +173,11 @@ def _sum_recorded(terms: list) -> NDArray:
 
 def _link(node, ogs: list, pairs: list) -> None:
     """Put gradients computed by kernels into the graph (create_graph through an op without a
-    recorded rule).  The input gradient of a linear op (LINEAR_OPS) is linked to the output
+    recorded rule).  The input gradient of a linear op (``linear_input``) is linked to the output
     gradient by a node whose own gradient is the op; any other gradient by a node that refuses
     to be differentiated, as MXNet's ``_backward_<op>`` nodes without FGradient do."""
-    from .higher_order import LINEAR_OPS, LinearBackward, NonDifferentiable
-
     args, outs = node.inputs, node.outputs
-    linear = node.prop.op_name in LINEAR_OPS and len(outs) == 1
+    linear = getattr(node.prop, "linear_input", False) and len(outs) == 1
     rest = []
     for k, g in pairs:
         if g._ag is not None:
@@ -252,13 +245,13 @@ def _backward_node(node, grads, add_term, wanted, needs, train_mode, create_grap
         if (tag, k) in deps:
             reads.append(arr._chunk.var)
             return arr._data
-        return _placeholder(xp, arr.shape, arr._data.dtype)
+        return placeholder(xp, arr.shape, arr._data.dtype)
 
     out_grad = []
     for k, o in enumerate(outs):
         t = terms[k]
         if ("og", k) not in deps:
-            out_grad.append(_placeholder(xp, o.shape, o._data.dtype))
+            out_grad.append(placeholder(xp, o.shape, o._data.dtype))
             continue
         g = _sum(t[1], o) if t is not None else zeros(o.shape, o.context, o.dtype)
         reads.append(g._chunk.var)
@@ -276,7 +269,7 @@ def _backward_node(node, grads, add_term, wanted, needs, train_mode, create_grap
             req.append(WRITE_TO)
             writes.append(g._chunk.var)
         else:
-            in_grad.append(_placeholder(xp, x.shape, x._data.dtype))
+            in_grad.append(placeholder(xp, x.shape, x._data.dtype))
             req.append(NULL)
     res = [ResourceManager.get().request(ctx, r) for r in prop.backward_resource()]
     writes += [r.var for r in res]
@@ -292,14 +285,12 @@ def _backward_node(node, grads, add_term, wanted, needs, train_mode, create_grap
 def _backward_recorded(node, terms, add_term, wanted, needs, train_mode) -> None:
     """create_graph: the node's backward as recorded op calls when its op has a rule, else its
     kernel backward linked to the graph by a node that refuses a further derivative."""
-    from .higher_order import rule_for
-
     prop, outs, args = node.prop, node.outputs, node.inputs
     rule = None if getattr(prop, "backward_graph", None) is not None or hasattr(prop, "function") \
         else rule_for(prop)
     ogs = [_sum_recorded(t[1]) if t is not None else zeros(o.shape, o.context, o.dtype)
            for t, o in zip(terms, outs, strict=True)]
-    res = rule(prop, ogs, list(args), list(outs)) if rule is not None else None
+    res = rule(ND, prop, ogs, list(args), list(outs)) if rule is not None else None
     if res is None:  # the kernels compute the gradient; it joins the graph without a derivative of its own
         got: list = []
         index = {id(e): k for k, e in enumerate(node.in_ag) if e is not None}

@@ -5,7 +5,7 @@ one of its inputs needs a gradient and it has a gradient to propagate: an
 incoming one, or none needed (a loss head, whose backward does not read
 ``out_grad``).  Several gradient terms of one entry are summed by a ``sum``
 op; an entry with no term has a zero gradient, which prunes the backward ops
-that would only propagate zeros (BlockGrad, ``test_zero_prop``).  Which
+that would only propagate zeros (BlockGrad, ``test_zero_prop``; an op declares ``zero_gradient``).  Which
 forward entries a backward op reads comes from the op's
 ``declare_backward_dependency``; the memory planner keeps exactly those.
 """
@@ -17,12 +17,7 @@ from dataclasses import dataclass, field
 from ..base import MXAsyncError
 from ..operator import OpReqType
 
-__all__ = ["ExecOp", "EntryInfo", "build_backward", "ZERO_GRAD_OPS"]
-
-# Ops whose gradient is zero by definition (MXNet's zero_ops of the gradient pass).
-ZERO_GRAD_OPS = frozenset({"BlockGrad", "zeros_like", "ones_like", "_equal", "_not_equal", "_greater",
-                           "_greater_equal", "_lesser", "_lesser_equal", "argmax", "argmin", "sign", "round",
-                           "rint", "ceil", "floor", "fix", "trunc"})
+__all__ = ["ExecOp", "EntryInfo", "build_backward"]
 
 
 @dataclass
@@ -52,10 +47,6 @@ class ExecOp:
     deps: set = field(default_factory=set)
 
 
-def _zero_grad(node) -> bool:
-    return bool(getattr(node.prop, "zero_gradient", False)) or node.op.name in ZERO_GRAD_OPS
-
-
 def build_backward(g, entries: list[EntryInfo], grad_req: dict[int, OpReqType]):
     """Append gradient entries to ``entries``; return ``(ops, head_grads, arg_grads)``.
 
@@ -68,7 +59,7 @@ def build_backward(g, entries: list[EntryInfo], grad_req: dict[int, OpReqType]):
         if req != OpReqType.NULL:
             needs[g.entry_ptr[nid]] = True
     for nid, node in enumerate(g.nodes):
-        if node.is_variable or _zero_grad(node):
+        if node.is_variable or node.prop.zero_gradient:
             continue
         args, _ = g.split_inputs(nid)
         if any(needs[e] for e in args):
@@ -100,7 +91,7 @@ def build_backward(g, entries: list[EntryInfo], grad_req: dict[int, OpReqType]):
 
     for nid in reversed(range(len(g.nodes))):
         node = g.nodes[nid]
-        if node.is_variable or _zero_grad(node):
+        if node.is_variable or node.prop.zero_gradient:
             continue
         args, _ = g.split_inputs(nid)
         if not any(needs[e] for e in args):
@@ -108,7 +99,7 @@ def build_backward(g, entries: list[EntryInfo], grad_req: dict[int, OpReqType]):
         prop = node.prop
         outs = list(range(g.entry_ptr[nid], g.entry_ptr[nid + 1]))
         og = [gradient_of(e) for e in outs]
-        if getattr(prop, "non_differentiable", False) and any(o is not None for o in og):
+        if prop.non_differentiable and any(o is not None for o in og):
             # a gradient would have to flow through it: MXNet refuses to bind such a graph
             raise MXAsyncError(f"{prop.label}: the op is non-differentiable (it has no gradient); wrap its output "
                                "in stop_gradient or bind with grad_req='null' for its inputs")

@@ -10,10 +10,8 @@ recycled memory.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..operator import OpContext
-from ..operator.base import ADD_TO, NULL, WRITE_INPLACE, WRITE_TO
+from ..operator.base import ADD_TO, NULL, WRITE_INPLACE, WRITE_TO, placeholder
 from ..runtime.resource import ResourceManager
 
 __all__ = ["Step", "compile_ops"]
@@ -28,12 +26,6 @@ class Step:
         self.kind, self.name, self.fns = kind, name, fns
         self.const_vars, self.mutate_vars = const_vars, mutate_vars
         self.outputs, self.inputs = list(outputs), list(inputs)
-
-
-def _placeholder(xp, shape, dtype):
-    dtype = np.dtype(dtype)
-    fill = np.nan if dtype.kind in "fc" else 0
-    return xp.broadcast_to(xp.asarray(fill, dtype=dtype), shape)
 
 
 def _vars(arrays, eids) -> list:
@@ -88,7 +80,7 @@ def _compile(ex, op, data) -> Step:
     deps = op.deps
 
     def pick(tag, k, e):
-        return data[e] if (tag, k) in deps and e is not None else _placeholder(xp, ent[e].shape, ent[e].dtype)
+        return data[e] if (tag, k) in deps and e is not None else placeholder(xp, ent[e].shape, ent[e].dtype)
 
     bwd = prop.backward_fn(ctx)
     out_grad = [pick("og", k, e if e is not None else outs[k]) for k, e in enumerate(op.og)]
@@ -97,7 +89,7 @@ def _compile(ex, op, data) -> Step:
     in_grad, req = [], []
     for k, x in enumerate(op.in_grad):
         if x is None:
-            in_grad.append(_placeholder(xp, ent[args[k]].shape, ent[args[k]].dtype))
+            in_grad.append(placeholder(xp, ent[args[k]].shape, ent[args[k]].dtype))
             req.append(NULL)
         else:
             in_grad.append(data[x])

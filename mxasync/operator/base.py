@@ -18,7 +18,10 @@ array([5., 5.])
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from typing import Any, ClassVar
+
+import numpy as np
 
 from ..base import MXAsyncError
 from .params import NoParam, OpParam
@@ -100,6 +103,29 @@ class OperatorProperty:
     #: name of the param that counts a variable number of inputs (Concat's num_args), if any
     key_var_num_args: ClassVar[str | None] = None
 
+    # -- gradient traits (read by the executor's gradient pass and by autograd) -----------
+    #: the gradient is zero by definition (MXNet's zero ops: comparisons, rounding, ``BlockGrad``):
+    #: the gradient passes prune the node instead of running its backward
+    zero_gradient: ClassVar[bool] = False
+    #: the op has no gradient at all (``_histogram``, ``batch_take``): binding a graph that needs
+    #: a gradient through it is an error
+    non_differentiable: ClassVar[bool] = False
+    #: the op is linear in its first input, the others being constants (indices, shapes): its
+    #: backward is then differentiated, for higher-order gradients, by applying the op itself
+    linear_input: ClassVar[bool] = False
+    #: the declared backward kernel (``bwd`` of :func:`~mxasync.operator.functional.defop`) uses only
+    #: the elementwise part of the array namespace, so autograd can run it on recorded NDArray ops
+    xp_gradient: ClassVar[bool] = False
+    #: ``fn(nd, prop, out_grads, inputs, outputs) -> input gradients | None``: the gradient as calls
+    #: on NDArrays for ``create_graph`` (``nd.invoke(name, inputs, **params)`` runs an op); None for
+    #: an input means zero, a None result means "not covered here" (the kernel runs instead)
+    recorded_gradient: ClassVar[Callable | None] = None
+
+    # -- export --------------------------------------------------------------------------
+    #: ``fn(builder, prop, node)`` converting one node to ONNX; the exporter passes its builder
+    #: object, so this layer never imports onnx.  None: the op cannot be exported.
+    onnx_export: ClassVar[Callable | None] = None
+
     def __init__(self, params: OpParam, name: str | None = None):
         self.params = params
         self.name = name
@@ -153,6 +179,14 @@ class OperatorProperty:
             return list(in_types), [None] * self.num_outputs(), [None] * len(self.list_auxiliary_states())
         return [t0] * len(in_types), [t0] * self.num_outputs(), [t0] * len(self.list_auxiliary_states())
 
+    def infer_storage_type(self, in_stypes: list) -> tuple[list, list, list]:
+        """``(in_stypes, out_stypes, aux_stypes)``, each ``"default"`` (dense), ``"row_sparse"`` or
+        ``"csr"`` (MXNet's FInferStorageType).  Default: dense everywhere; an op with sparse kernels
+        overrides it, and a dense-only op given sparse inputs has them made dense first.
+        """
+        n_out, n_aux = self.num_outputs(), len(self.list_auxiliary_states())
+        return ["default"] * len(in_stypes), ["default"] * n_out, ["default"] * n_aux
+
     def forward_resource(self) -> list:
         return []
 
@@ -205,6 +239,17 @@ class OperatorProperty:
 
     def __repr__(self) -> str:
         return f"<{self.label} {self.params!r}>"
+
+
+def placeholder(xp: Any, shape: tuple, dtype: Any) -> Any:
+    """A read-only stand-in (NaN, or 0 for integers) for an array a backward does not read.
+
+    The gradient passes hand these for the entries an op's ``declare_backward_dependency``
+    leaves out, so a kernel that reads one anyway shows NaN instead of stale data.
+    """
+    dtype = np.dtype(dtype)
+    fill = np.nan if dtype.kind in "fc" else 0
+    return xp.broadcast_to(xp.asarray(fill, dtype=dtype), shape)
 
 
 def _launching(ctx, fn):

@@ -164,6 +164,9 @@ class FunctionalProperty(OperatorProperty):
         return FunctionalOperator(self, backend.xp, fwd, bwd)
 
 
+_FUNCTION_HOOKS = ("recorded_gradient", "onnx_export")
+
+
 def _shape_key(fn):
     return fn
 
@@ -184,7 +187,11 @@ def defop(name: str, *, fwd: Callable, bwd: Callable | None = None, param: type[
     reads ("og", "in", "out"); ``mutates`` lists inputs written in place;
     ``fwd_out`` / ``bwd_into`` declare kernels that write into the planned
     arrays (see the module docstring; "inplace" when they stay right when the
-    target is the very array they read, as elementwise kernels do).
+    target is the very array they read, as elementwise kernels do).  Other
+    keywords become class attributes: the per-op facts of
+    :class:`~mxasync.operator.base.OperatorProperty` (``zero_gradient``,
+    ``linear_input``, ``xp_gradient``, ``non_differentiable``,
+    ``recorded_gradient``, ``onnx_export``) or a base class's own.
     """
     attrs = dict(fwd=staticmethod(fwd), bwd=staticmethod(bwd) if bwd else None,
                  shape_fn=staticmethod(shape) if shape else None, type_fn=staticmethod(dtype) if dtype else None,
@@ -192,6 +199,9 @@ def defop(name: str, *, fwd: Callable, bwd: Callable | None = None, param: type[
                  bwd_res=tuple(bwd_res), inplace=inplace, wants_ctx=wants_ctx, mutates=tuple(mutates),
                  visible=visible, arguments=tuple(arguments), outputs=tuple(outputs), aux_states=tuple(aux),
                  key_var_num_args=var_args, fwd_out=fwd_out, bwd_into=bwd_into, __doc__=doc or f"The {name} operator.", **extra)
+    for hook in _FUNCTION_HOOKS:  # plain functions stored on the class, called as fn(..., prop, ...)
+        if extra.get(hook) is not None and not isinstance(extra[hook], staticmethod):
+            attrs[hook] = staticmethod(extra[hook])
     attrs["__module__"] = fwd.__module__
     cls = type(name.strip("_") + "Property", (base,), attrs)
     register_op(name, aliases=tuple(aliases), param=param, doc=doc)(cls)

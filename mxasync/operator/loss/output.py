@@ -113,7 +113,7 @@ def _make_loss_bwd(xp, p, og, ins, outs):
 defop("MakeLoss", param=MakeLossParam, aliases=("make_loss",), deps="in", inplace=True,
       fwd=lambda xp, p, x: x.copy(), bwd=_make_loss_bwd,
       doc="Treat the input as a loss: backward is ``grad_scale`` (normalised by batch or valid count).")
-defop("BlockGrad", aliases=("stop_gradient",), deps="", inplace=True, fwd=lambda xp, p, x: x.copy(),
+defop("BlockGrad", zero_gradient=True, aliases=("stop_gradient",), deps="", inplace=True, fwd=lambda xp, p, x: x.copy(),
       bwd=lambda xp, p, og, ins, outs: [None], doc="Identity forward; no gradient flows back.")
 
 

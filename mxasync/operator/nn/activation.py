@@ -189,7 +189,7 @@ def _drop_fwd(xp, p, op_ctx, x):
 
 
 defop("Dropout", param=DropoutParam, base=_TwoOut, outputs=("output", "mask"), deps="og,out", wants_ctx=True,
-      fwd_res=(ResourceRequest.RANDOM,), fwd=_drop_fwd,
+      fwd_res=(ResourceRequest.RANDOM,), fwd=_drop_fwd, xp_gradient=True,
       bwd=lambda xp, p, og, ins, outs: [dropk.dropout_backward(xp, og[0], outs[1])],
       doc="Zero elements with probability ``p`` while training (scaling the rest by 1/(1-p)); identity at test time.")
 

@@ -75,9 +75,28 @@ def _fc_bwd(xp, p, og, ins, outs, need, into):
     return [gd, gw] if p.no_bias else [gd, gw, gb]
 
 
+def _nd_dot(nd, a, b, ta=False, tb=False):
+    return nd.invoke("dot", [a, b], transpose_a=ta, transpose_b=tb)
+
+
+def _fc_gradient(nd, prop, og, ins, outs):
+    """The recorded gradient (create_graph): ``dx = g w``, ``dw = g^T x``, ``db = sum(g)``."""
+    p, g = prop.params, og[0]
+    x, w = ins[0], ins[1]
+    if p.flatten:
+        x2, g2 = x.reshape((x.shape[0], -1)), g
+    else:
+        x2, g2 = x.reshape((-1, x.shape[-1])), g.reshape((-1, p.num_hidden))
+    gx = _nd_dot(nd, g2, w).reshape(x.shape)
+    gw = _nd_dot(nd, g2, x2, True, False)
+    if p.no_bias:
+        return [gx, gw]
+    return [gx, gw, nd.invoke("sum", [g2], axis=(0,))]
+
+
 defop("FullyConnected", param=FullyConnectedParam, base=_FCProperty, arguments=("data", "weight", "bias"),
       args=lambda p: ["data", "weight"] if p.no_bias else ["data", "weight", "bias"], deps="og,in",
-      fwd=_fc_fwd, bwd=_fc_bwd, fwd_out=True, bwd_into=True,
+      fwd=_fc_fwd, bwd=_fc_bwd, fwd_out=True, bwd_into=True, recorded_gradient=_fc_gradient,
       doc="``out = dot(data, weight.T) + bias`` (data flattened to 2-D unless flatten=False).")
 
 
@@ -146,7 +165,21 @@ def _dot_bwd(xp, p, og, ins, outs):
     return [xp.transpose(ga2) if p.transpose_a else ga2, xp.transpose(gb2) if p.transpose_b else gb2]
 
 
+def _dot_gradient(nd, prop, og, ins, outs):
+    """``C = op(A) op(B)`` of 2-D arrays, recorded: ``dA = og op(B)^T`` and ``dB = op(A)^T og``
+    (transposed back); other ranks are left to the kernel (None)."""
+    a, b = ins
+    p, g = prop.params, og[0]
+    if a.ndim != 2 or b.ndim != 2:
+        return None
+    ta, tb = p.transpose_a, p.transpose_b
+    ga = _nd_dot(nd, b, g, tb, True) if ta else _nd_dot(nd, g, b, False, not tb)
+    gb = _nd_dot(nd, g, a, True, ta) if tb else _nd_dot(nd, a, g, not ta, False)
+    return [ga, gb]
+
+
 defop("dot", param=DotParam, base=_DotProperty, arguments=("lhs", "rhs"), deps="og,in", fwd=_dot_fwd, bwd=_dot_bwd,
+      recorded_gradient=_dot_gradient,
       doc="Dot product: the last axis of lhs with the first axis of rhs (after optional transposes).")
 
 

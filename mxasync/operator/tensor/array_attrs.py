@@ -29,7 +29,7 @@ class _CastProperty(FunctionalProperty):
 
 
 # The gradient is cast back when it is stored into the input's gradient (as MXNet, also through integer casts).
-defop("Cast", param=CastParam, base=_CastProperty, aliases=("cast",), deps="og",
+defop("Cast", linear_input=True, param=CastParam, base=_CastProperty, aliases=("cast",), deps="og",
       fwd=lambda xp, p, x: x.astype(p.dtype), bwd=lambda xp, p, og, ins, outs: [og[0]],
       doc="Convert to ``dtype``; the gradient is converted back to the input's dtype.")
 

@@ -138,13 +138,17 @@ def _bwd2(grad, reduce: bool):
     return bwd
 
 
+# MXNet's zero ops among these (the comparisons of same-shape arrays): the gradient passes prune them
+_ZERO_GRADIENT = {"equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal"}
+
 for _k, (_f, _g, _uf, _ealias, _balias) in BINARY_OPS.items():
     _deps = "og" if _k in ("add", "sub") else "og,in,out"
     defop(_ELEMWISE_NAME[_k], fwd=_fwd2(_f), bwd=_bwd2(_g, False), base=_BinaryProperty, deps=_deps,
           arguments=("lhs", "rhs"), aliases=_ealias, ufunc_name=_uf, inplace=_k in ("add", "sub", "mul"),
+          zero_gradient=_k in _ZERO_GRADIENT, xp_gradient=True,
           doc=f"Elementwise {_k} of two arrays of the same shape.")
     defop(f"broadcast_{_k}", fwd=_fwd2(_f), bwd=_bwd2(_g, True), base=_BinaryProperty, deps="og,in,out",
-          arguments=("lhs", "rhs"), aliases=_balias, ufunc_name=_uf, broadcast=True,
+          arguments=("lhs", "rhs"), aliases=_balias, ufunc_name=_uf, broadcast=True, xp_gradient=True,
           doc=f"Elementwise {_k} with NumPy broadcasting.")
 
 
@@ -274,5 +278,6 @@ def _sbwd(g):
 
 for _k, (_f, _g) in SCALAR_OPS.items():
     defop(_k, fwd=_sfwd(_f), bwd=_sbwd(_g), param=ScalarParam, base=_ScalarProperty, inplace=True,
+          xp_gradient=_g is not None,
           aliases=_SCALAR_ALIASES.get(_k, ()), deps="og,in,out",
           doc=f"{_k.strip('_').replace('_', ' ')} of an array and ``scalar``.")

@@ -132,10 +132,20 @@ def _fwd1(f):
     return lambda xp, p, x: f(xp, x)
 
 
+# MXNet's zero ops: the gradient passes prune these instead of running their backward
+_ZERO_GRADIENT = {"sign", "round", "rint", "fix", "ceil", "floor", "trunc", "zeros_like", "ones_like"}
+
+
+def _copy_gradient(nd, prop, og, ins, outs):
+    return [og[0]]
+
+
 for _name, (_f, _g, _deps, _uf, _aliases) in UNARY_OPS.items():
     _d = "og," + _deps if _deps else "og"
     defop(_name, fwd=_fwd1(_f), bwd=_make_bwd(_g, _deps), deps=_d, aliases=_aliases, base=_UnaryProperty,
-          inplace=True, ufunc_name=_uf, doc=f"Elementwise {_name.strip('_')} of the input.")
+          inplace=True, ufunc_name=_uf, doc=f"Elementwise {_name.strip('_')} of the input.",
+          zero_gradient=_name in _ZERO_GRADIENT, xp_gradient=_name != "_copy",
+          recorded_gradient=_copy_gradient if _name == "_copy" else None)
 
 
 class ClipParam(OpParam):
@@ -143,7 +153,13 @@ class ClipParam(OpParam):
     a_max: float
 
 
+def _clip_gradient(nd, prop, og, ins, outs):
+    p, x = prop.params, ins[0]
+    return [og[0] * ((x >= p.a_min) * (x <= p.a_max))]
+
+
 defop("clip", param=ClipParam, base=_UnaryProperty, inplace=True, deps="og,in",
+      recorded_gradient=_clip_gradient,
       fwd=lambda xp, p, x: xp.clip(x, p.a_min, p.a_max),
       bwd=lambda xp, p, og, ins, outs: [og[0] * ((ins[0] >= p.a_min) & (ins[0] <= p.a_max))],
       doc="Clip values into [a_min, a_max]; the gradient passes only inside the range.")

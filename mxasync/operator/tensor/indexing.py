@@ -56,7 +56,7 @@ class _TakeProperty(FunctionalProperty):
         return [in_types[0], in_types[1] or in_types[0]], [in_types[0]], []
 
 
-defop("take", param=TakeParam, base=_TakeProperty, arguments=("a", "indices"), deps="og,in",
+defop("take", linear_input=True, param=TakeParam, base=_TakeProperty, arguments=("a", "indices"), deps="og,in",
       fwd=_take_fwd, bwd=_take_bwd, doc="Take slices of ``a`` along ``axis`` at ``indices`` (clipped or wrapped).")
 
 

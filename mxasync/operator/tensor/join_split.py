@@ -194,7 +194,7 @@ def _slice_bwd(xp, p, og, ins, outs):
     return [g]
 
 
-defop("slice", param=SliceParam, base=_SliceProperty, aliases=("crop",), deps="og,in",
+defop("slice", linear_input=True, param=SliceParam, base=_SliceProperty, aliases=("crop",), deps="og,in",
       fwd=lambda xp, p, x: x[_slices(p, x.shape)].copy(), bwd=_slice_bwd,
       doc="Basic slicing: ``x[begin[0]:end[0]:step[0], ...]``; None keeps the whole axis.")
 
@@ -228,6 +228,6 @@ def _slice_axis_bwd(xp, p, og, ins, outs):
     return [g]
 
 
-defop("slice_axis", param=SliceAxisParam, base=_SliceAxisProperty, deps="og,in",
+defop("slice_axis", linear_input=True, param=SliceAxisParam, base=_SliceAxisProperty, deps="og,in",
       fwd=lambda xp, p, x: x[_axis_slice(p, x.ndim)].copy(), bwd=_slice_axis_bwd,
       doc="Slice ``begin:end`` along one ``axis``.")

@@ -59,7 +59,7 @@ def _flip(xp, p, x):
     return x[tuple(slice(None, None, -1) if f else slice(None) for f in odd)]
 
 
-defop("reverse", param=ReverseParam, base=_OneInput, aliases=("flip",), deps="og",
+defop("reverse", linear_input=True, param=ReverseParam, base=_OneInput, aliases=("flip",), deps="og",
       out_shape=staticmethod(_reverse_shape), fwd=lambda xp, p, x: _flip(xp, p, x).copy(),
       bwd=lambda xp, p, og, ins, outs: [_flip(xp, p, og[0])],
       doc="Reverse the order of the elements along each axis in ``axis`` (an int or a tuple).")
@@ -80,7 +80,7 @@ def _swap_shape(prop, s):
     return tuple(out)
 
 
-defop("SwapAxis", param=SwapAxisParam, base=_OneInput, aliases=("swapaxes",), deps="og",
+defop("SwapAxis", linear_input=True, param=SwapAxisParam, base=_OneInput, aliases=("swapaxes",), deps="og",
       out_shape=staticmethod(_swap_shape), fwd=lambda xp, p, x: xp.swapaxes(x, p.dim1, p.dim2),
       bwd=lambda xp, p, og, ins, outs: [xp.swapaxes(og[0], p.dim1, p.dim2)],
       doc="Interchange axes ``dim1`` and ``dim2`` (negative axes allowed).")
@@ -192,12 +192,12 @@ def space_to_depth(xp, b, x):
     return y.reshape(n, c * b * b, h // b, w // b)
 
 
-defop("depth_to_space", param=BlockParam, base=_OneInput, deps="og", out_shape=staticmethod(_d2s_shape),
+defop("depth_to_space", linear_input=True, param=BlockParam, base=_OneInput, deps="og", out_shape=staticmethod(_d2s_shape),
       fwd=lambda xp, p, x: depth_to_space(xp, p.block_size, x),
       bwd=lambda xp, p, og, ins, outs: [space_to_depth(xp, p.block_size, og[0])],
       doc="Move blocks of ``block_size`` x ``block_size`` channels into space: (N, C, H, W) -> "
           "(N, C/block_size^2, H*block_size, W*block_size) (ONNX's DepthToSpace, DCR order).")
-defop("space_to_depth", param=BlockParam, base=_OneInput, deps="og", out_shape=staticmethod(_s2d_shape),
+defop("space_to_depth", linear_input=True, param=BlockParam, base=_OneInput, deps="og", out_shape=staticmethod(_s2d_shape),
       fwd=lambda xp, p, x: space_to_depth(xp, p.block_size, x),
       bwd=lambda xp, p, og, ins, outs: [depth_to_space(xp, p.block_size, og[0])],
       doc="The inverse of depth_to_space: (N, C, H, W) -> (N, C*block_size^2, H/block_size, W/block_size).")

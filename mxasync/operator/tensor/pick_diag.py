@@ -67,7 +67,7 @@ def _pick_bwd(xp, p, og, ins, outs):
     return [xp.moveaxis(g.reshape(moved), -1, a), None]
 
 
-defop("pick", param=PickParam, base=_PickProperty, arguments=("data", "index"), deps="og,in",
+defop("pick", linear_input=True, param=PickParam, base=_PickProperty, arguments=("data", "index"), deps="og,in",
       fwd=_pick_fwd, bwd=_pick_bwd,
       doc="``data`` at position ``index`` along ``axis``, one per row; out-of-range indices are clipped or "
           "wrapped (``mode``); the gradient goes to the picked positions.")
@@ -117,7 +117,7 @@ def _diag_bwd(xp, p, og, ins, outs):
     return [full]
 
 
-defop("diag", param=DiagParam, base=_DiagProperty, deps="og,in", fwd=_diag_fwd, bwd=_diag_bwd,
+defop("diag", linear_input=True, param=DiagParam, base=_DiagProperty, deps="og,in", fwd=_diag_fwd, bwd=_diag_bwd,
       doc="A 1-D input becomes a square matrix with it on diagonal ``k``; otherwise diagonal ``k`` of the "
           "(``axis1``, ``axis2``) planes, as a new last axis.")
 
@@ -148,6 +148,6 @@ def _batch_take(xp, p, a, indices):
     return a[xp.arange(a.shape[0]), cols]
 
 
-defop("batch_take", base=_BatchTakeProperty, arguments=("a", "indices"), fwd=_batch_take, non_differentiable=True,
+defop("batch_take", linear_input=True, base=_BatchTakeProperty, arguments=("a", "indices"), fwd=_batch_take, non_differentiable=True,
       doc="``out[i] = a[i, indices[i]]`` for a 2-D ``a`` and int32 ``indices`` (clipped to the row); "
           "MXNet's deprecated form of ``pick``; it has no gradient.")

@@ -131,7 +131,7 @@ REDUCE_OPS = {
 
 for _name, (_f, _b, _al) in REDUCE_OPS.items():
     defop(_name, fwd=_f, bwd=_b, param=ReduceParam, base=_ReduceProperty, aliases=_al,
-          deps="og" if _name in ("sum", "mean") else "og,in,out",
+          deps="og" if _name in ("sum", "mean") else "og,in,out", linear_input=_name in ("sum", "mean"),
           doc=f"{_name} over ``axis`` (all axes when None; the complement with ``exclude=True``).")
 
 defop("norm", fwd=_norm_fwd, bwd=_norm_bwd, param=NormParam, base=_ReduceProperty,
@@ -161,7 +161,7 @@ def _arg(fn):
 
 for _name in ("argmax", "argmin"):
     defop(_name, fwd=_arg(_name), bwd=lambda xp, p, og, ins, outs: [None], param=ArgParam, base=_ArgProperty,
-          deps="og", doc=f"Index of the {_name[3:]}imum along ``axis``, as the input's dtype (MXNet's rule).")
+          deps="og", zero_gradient=True, doc=f"Index of the {_name[3:]}imum along ``axis``, as the input's dtype (MXNet's rule).")
 
 
 # -- argmax_channel -------------------------------------------------------------------------------

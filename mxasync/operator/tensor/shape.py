@@ -122,14 +122,14 @@ def _reshape_refine(prop, in_shapes, out_shapes):
     return [tuple(total // known if d == 0 else d for d in s)]
 
 
-defop("Reshape", param=ReshapeParam, base=_ShapeProperty, aliases=("reshape",), deps="og,in", inplace=True,
+defop("Reshape", linear_input=True, param=ReshapeParam, base=_ShapeProperty, aliases=("reshape",), deps="og,in", inplace=True,
       refine_partial_inputs=_reshape_refine,
       out_shape=staticmethod(lambda prop, s: reshape_shape(s, prop.params.shape, prop.params.reverse, prop.label)),
       fwd=lambda xp, p, x: x.reshape(reshape_shape(x.shape, p.shape, p.reverse)), bwd=_reshape_back,
       doc="Reshape with MXNet's special codes: 0 copies a dimension, -1 infers one, -2 copies the rest, "
           "-3 merges two, -4 splits one into the next two values; ``reverse`` matches from the right.")
 
-defop("Flatten", base=_ShapeProperty, aliases=("flatten",), deps="og,in", inplace=True,
+defop("Flatten", linear_input=True, base=_ShapeProperty, aliases=("flatten",), deps="og,in", inplace=True,
       out_shape=staticmethod(lambda prop, s: (s[0], prod(s[1:])) if s else (1, 1)),
       fwd=lambda xp, p, x: x.reshape(x.shape[0], -1), bwd=_reshape_back,
       doc="Collapse every axis but the first: (N, C, H, W) -> (N, C*H*W).")
@@ -158,7 +158,7 @@ def _transpose_bwd(xp, p, og, ins, outs):
     return [xp.transpose(og[0], inv)]
 
 
-defop("transpose", param=TransposeParam, base=_ShapeProperty, deps="og", out_shape=staticmethod(_transpose_shape),
+defop("transpose", linear_input=True, param=TransposeParam, base=_ShapeProperty, deps="og", out_shape=staticmethod(_transpose_shape),
       fwd=lambda xp, p, x: xp.transpose(x, _perm(p, x.ndim)), bwd=_transpose_bwd,
       doc="Permute the axes (reverse them when ``axes`` is empty).")
 
@@ -175,7 +175,7 @@ def _expand_shape(prop, s):
     return s[:a] + (1,) + s[a:]
 
 
-defop("expand_dims", param=AxisParam, base=_ShapeProperty, deps="og,in", inplace=True,
+defop("expand_dims", linear_input=True, param=AxisParam, base=_ShapeProperty, deps="og,in", inplace=True,
       out_shape=staticmethod(_expand_shape), fwd=lambda xp, p, x: xp.expand_dims(x, p.axis), bwd=_reshape_back,
       doc="Insert an axis of size 1 at ``axis``.")
 
@@ -196,7 +196,7 @@ def _squeeze_shape(prop, s):
     return out or (1,)
 
 
-defop("squeeze", param=SqueezeParam, base=_ShapeProperty, deps="og,in", inplace=True,
+defop("squeeze", linear_input=True, param=SqueezeParam, base=_ShapeProperty, deps="og,in", inplace=True,
       out_shape=staticmethod(_squeeze_shape), bwd=_reshape_back,
       fwd=lambda xp, p, x: _squeeze(xp, p, x),
       doc="Remove axes of size 1 (all of them, or those in ``axis``).")
@@ -226,7 +226,7 @@ def _unb(xp, p, og, ins, outs):
     return [unbroadcast(xp, og[0], ins[0].shape)]
 
 
-defop("broadcast_to", param=BroadcastToParam, base=_ShapeProperty, deps="og,in",
+defop("broadcast_to", linear_input=True, param=BroadcastToParam, base=_ShapeProperty, deps="og,in",
       out_shape=staticmethod(_bto_shape), bwd=_unb,
       fwd=lambda xp, p, x: xp.broadcast_to(x, tuple(d if w == 0 else w for d, w in zip(x.shape, p.shape, strict=False))).copy(),
       doc="Broadcast to ``shape`` (0 keeps the input's dimension).")
@@ -257,7 +257,7 @@ def _baxis(xp, p, x):
     return xp.broadcast_to(x, tuple(shape)).copy()
 
 
-defop("broadcast_axis", param=BroadcastAxisParam, base=_ShapeProperty, deps="og,in", aliases=("broadcast_axes",),
+defop("broadcast_axis", linear_input=True, param=BroadcastAxisParam, base=_ShapeProperty, deps="og,in", aliases=("broadcast_axes",),
       out_shape=staticmethod(_baxis_shape), bwd=_unb,
       fwd=_baxis,
       doc="Broadcast axes of size 1 to ``size``.")
@@ -283,7 +283,7 @@ def _tile_bwd(xp, p, og, ins, outs):
     return [g.sum(axis=tuple(range(0, 2 * n, 2))).reshape(x.shape)]
 
 
-defop("tile", param=TileParam, base=_ShapeProperty, deps="og,in", out_shape=staticmethod(_tile_shape),
+defop("tile", linear_input=True, param=TileParam, base=_ShapeProperty, deps="og,in", out_shape=staticmethod(_tile_shape),
       fwd=lambda xp, p, x: xp.tile(x, p.reps), bwd=_tile_bwd, doc="Repeat the whole array ``reps`` times per axis.")
 
 
@@ -309,7 +309,7 @@ def _repeat_bwd(xp, p, og, ins, outs):
     return [g.sum(axis=a + 1)]
 
 
-defop("repeat", param=RepeatParam, base=_ShapeProperty, deps="og,in", out_shape=staticmethod(_repeat_shape),
+defop("repeat", linear_input=True, param=RepeatParam, base=_ShapeProperty, deps="og,in", out_shape=staticmethod(_repeat_shape),
       fwd=lambda xp, p, x: xp.repeat(x, p.repeats, axis=p.axis), bwd=_repeat_bwd,
       doc="Repeat each element ``repeats`` times along ``axis`` (the flattened array when None).")
 

@@ -95,7 +95,7 @@ def _broadcast_like(xp, p, lhs, rhs):
     return xp.broadcast_to(lhs, _checked(_broadcast_like_shape, p, lhs.shape, rhs.shape)).copy()
 
 
-defop("broadcast_like", param=BroadcastLikeParam, base=_LikeProperty, arguments=("lhs", "rhs"), deps="og,in",
+defop("broadcast_like", linear_input=True, param=BroadcastLikeParam, base=_LikeProperty, arguments=("lhs", "rhs"), deps="og,in",
       like_shape=staticmethod(_broadcast_like_shape), fwd=_broadcast_like,
       bwd=_zero_rhs(lambda xp, p, g, lhs: unbroadcast(xp, g, lhs.shape)),
       doc="Broadcast ``lhs`` to the shape of ``rhs`` (axes of size 1 grow), or only axes ``lhs_axes`` to the "
@@ -140,7 +140,7 @@ def _reshape_like(xp, p, lhs, rhs):
     return lhs.reshape(_checked(_reshape_like_shape, p, lhs.shape, rhs.shape))
 
 
-defop("reshape_like", param=ReshapeLikeParam, base=_LikeProperty, arguments=("lhs", "rhs"), deps="og,in",
+defop("reshape_like", linear_input=True, param=ReshapeLikeParam, base=_LikeProperty, arguments=("lhs", "rhs"), deps="og,in",
       like_shape=staticmethod(_reshape_like_shape), fwd=_reshape_like,
       bwd=_zero_rhs(lambda xp, p, g, lhs: g.reshape(lhs.shape)),
       doc="Reshape axes ``lhs_begin:lhs_end`` of ``lhs`` to axes ``rhs_begin:rhs_end`` of ``rhs`` (all axes by "
@@ -181,7 +181,7 @@ def _slice_like_grad(xp, p, g, data):
     return out
 
 
-defop("slice_like", param=SliceLikeParam, base=_LikeProperty, arguments=("data", "shape_like"), deps="og,in",
+defop("slice_like", linear_input=True, param=SliceLikeParam, base=_LikeProperty, arguments=("data", "shape_like"), deps="og,in",
       like_shape=staticmethod(_slice_like_shape), fwd=_slice_like, bwd=_zero_rhs(_slice_like_grad),
       doc="Slice ``data`` from 0 to the sizes of ``shape_like`` on ``axes`` (all axes when empty; negative "
           "axes allowed).")
