@@ -2,9 +2,28 @@
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 
 import pytest
+
+_HYPOTHESIS_HOME: list[str] = []
+
+
+def pytest_configure(config):
+    """hypothesis keeps its example database and caches in ./.hypothesis by default (some written while
+    tests are collected): the suite writes no file in the tree, so they go to a folder removed at the end."""
+    try:
+        import hypothesis.configuration
+    except ImportError:  # a test extra; the doctests run without it
+        return
+    _HYPOTHESIS_HOME.append(tempfile.mkdtemp(prefix="mxasync-hypothesis-"))
+    hypothesis.configuration.set_hypothesis_home_dir(_HYPOTHESIS_HOME[0])
+
+
+def pytest_unconfigure(config):
+    for path in _HYPOTHESIS_HOME:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -23,15 +23,15 @@ _ALIASES = {"init": "initializer", "kv": "kvstore", "mod": "module", "nd": "ndar
             "sym": "symbol", "mon": "monitor", "img": "image"}
 _NAMES = {
     "MXAsyncError": "base", "MXNetError": "base",
-    "Context": "runtime.context", "cpu": "runtime.context", "cpu_pinned": "runtime.context",
-    "cpu_shared": "runtime.context", "current_context": "runtime.context", "gpu": "runtime.context",
-    "num_gpus": "runtime.context",
+    "Context": "context", "cpu": "context", "cpu_pinned": "context", "device": "context",
+    "cpu_shared": "context", "current_context": "context", "gpu": "context",
+    "num_gpus": "context",
     "AttrScope": "symbol.naming",
     "is_np_shape": "util", "np_shape": "util", "set_np_shape": "util",
 }
 
 __all__ = [
-    "MXAsyncError", "MXNetError", "Context", "cpu", "gpu", "cpu_pinned", "cpu_shared",
+    "MXAsyncError", "MXNetError", "Context", "device", "cpu", "gpu", "cpu_pinned", "cpu_shared",
     "current_context", "num_gpus", "backends", "context", "engine", "executor", "io", "operator", "profiler",
     "random", "recordio", "nd", "ndarray", "sym", "symbol", "viz", "name", "AttrScope", "callback", "initializer",
     "init", "lr_scheduler", "metric", "optimizer", "opt", "kv", "kvstore", "mod", "module", "model",

@@ -4,10 +4,10 @@ Each backend is found through the ``mxasync.backends`` entry-point group; our
 own numpy (cpu) and CuPy (gpu) backends are registered that way too.
 """
 
-from .base import Backend, BackendState
-from .registry import ENTRY_POINT_GROUP, BackendWarning, get_backend, list_backends, register_backend, reset
+from .base import PLUGIN_API_VERSION, Backend, BackendState
+from .registry import ENTRY_POINT_GROUP, BackendWarning, get_backend, list_backends, register_backend, reset, use
 
 list = list_backends  # noqa: A001 - MXNet-style public name: mx.backends.list()
 
-__all__ = ["Backend", "BackendState", "BackendWarning", "ENTRY_POINT_GROUP", "get_backend",
-           "list_backends", "register_backend", "reset", "list"]
+__all__ = ["Backend", "BackendState", "BackendWarning", "ENTRY_POINT_GROUP", "PLUGIN_API_VERSION", "get_backend",
+           "list_backends", "register_backend", "reset", "use", "list"]

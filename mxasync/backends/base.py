@@ -28,7 +28,12 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Backend", "BackendState"]
+__all__ = ["Backend", "BackendState", "PLUGIN_API_VERSION"]
+
+#: The version of the plugin contract (docs/backend_plugins.md) this mxasync implements.  A
+#: backend states the version it was written for in ``Backend.api_version``; the registry
+#: refuses (reports as failed) a backend written for another one.
+PLUGIN_API_VERSION = 1
 
 
 class BackendState:
@@ -51,6 +56,14 @@ class Backend:
     name: str = "backend"
     device_type: str = "cpu"
     priority: int = 0
+    #: the plugin contract version this backend is written for (see PLUGIN_API_VERSION)
+    api_version: int = PLUGIN_API_VERSION
+    #: the numeric id of a new device type (None: the next free id from 16)
+    device_typeid: int | None = None
+    #: True when the device's arrays live in host memory that numpy can read and write
+    #: (copies to and from cpu are then plain assignments); False: copies go through
+    #: :meth:`copy_from_host` / :meth:`copy_to_host`
+    host_memory: bool = True
     #: True when ops finish asynchronously on a stream (needs device hooks)
     asynchronous: bool = False
     #: why is_available() said no (shown by mx.backends.list())
@@ -101,6 +114,17 @@ class Backend:
             n *= d
         return handle.buffer[: n * dtype.itemsize].view(dtype).reshape(shape)
 
+    def copy_from_host(self, dst, src, run_ctx) -> None:
+        """Copy the numpy array ``src`` into this device's array ``dst`` (inside a pushed copy op).
+
+        ``run_ctx.stream`` is the device's copy stream when the device registered hooks.
+        """
+        dst[...] = src
+
+    def copy_to_host(self, src, dst, run_ctx) -> None:
+        """Copy this device's array ``src`` into the numpy array ``dst`` (inside a pushed copy op)."""
+        dst[...] = self.to_numpy(src)
+
     # -- streams and events (host backends: none) --------------------------
     def launch_scope(self, run_ctx) -> contextlib.AbstractContextManager:
         """Entered around every kernel launch of an op: selects the op's device and stream."""
@@ -115,7 +139,11 @@ class Backend:
 
     # -- operators -------------------------------------------------------
     def override(self, op_name: str) -> Callable[[Callable], Callable]:
-        """Decorator: ``@backend.override('relu')`` replaces that op's generic kernel on this backend."""
+        """Decorator: ``@backend.override('relu')`` replaces that op's generic kernel on this backend.
+
+        What the kernel receives is the plugin contract: docs/backend_plugins.md and
+        ``mxasync.operator.override_signature(op_name)``.
+        """
 
         def deco(fn: Callable) -> Callable:
             self.overrides[op_name] = fn

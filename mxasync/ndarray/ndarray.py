@@ -14,6 +14,8 @@ points block (``asnumpy``, ``asscalar``, ``wait_to_read``, ``wait_to_write``,
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from ..autograd import state as _ag_state
@@ -43,6 +45,33 @@ def _xp(ctx: Context):
 def _push(fn, ctx, reads, writes, name, size, prop=FnProperty.NORMAL):
     _engine().push_sync(fn, ctx, reads, writes, prop=prop, name=name,
                         inline=size < INLINE_ELEMENTS and ctx.device_type == "cpu")
+
+
+def _assign(dst, src, rctx) -> None:
+    dst[...] = src
+
+
+def _cross_device_copy(src_ctx: Context, dst_ctx: Context):
+    """``(copy(dst, src, rctx), prop, run ctx)`` between two device types, through their backends' copy hooks.
+
+    Host-memory devices (cpu, cpu_pinned, cpu_shared, a plugin's with ``host_memory``) copy by
+    assignment; a device holding its own memory copies through ``copy_from_host`` /
+    ``copy_to_host`` on its copy lane (MXNet's COPY_TO_GPU / COPY_FROM_GPU properties).
+    """
+    from ..backends import get_backend
+
+    src_b, dst_b = get_backend(src_ctx.device_type), get_backend(dst_ctx.device_type)
+    if src_b.host_memory and dst_b.host_memory:
+        return _assign, FnProperty.NORMAL, src_ctx
+    if src_b.host_memory:
+        return (lambda dst, src, rctx: dst_b.copy_from_host(dst, src, rctx)), FnProperty.COPY_TO_GPU, dst_ctx
+    if dst_b.host_memory:
+        return (lambda dst, src, rctx: src_b.copy_to_host(src, dst, rctx)), FnProperty.COPY_FROM_GPU, src_ctx
+
+    def through_host(dst, src, rctx):  # device to another device type: by way of a host array
+        dst_b.copy_from_host(dst, src_b.to_numpy(src), rctx)
+
+    return through_host, FnProperty.COPY_FROM_GPU, src_ctx
 
 
 class NDArray:
@@ -173,7 +202,11 @@ class NDArray:
 
     def _to_host(self) -> np.ndarray:
         data = self._data
-        return np.array(data) if isinstance(data, np.ndarray) else data.get()
+        if isinstance(data, np.ndarray):
+            return np.array(data)
+        from ..backends import get_backend
+
+        return get_backend(self._ctx.device_type).to_numpy(data)
 
     def asscalar(self):
         if self.size != 1:
@@ -330,22 +363,11 @@ class NDArray:
             raise MXAsyncError(f"copyto: target must be an NDArray or a Context, got {type(other).__name__}")
         src_data, dst_data = self._data, dst._data
         src_dev, dst_dev = self._ctx.device_type, dst._ctx.device_type
-        prop = FnProperty.NORMAL
-        if src_dev == "gpu" and dst_dev != "gpu":
-            prop = FnProperty.COPY_FROM_GPU
-        elif dst_dev == "gpu" and src_dev != "gpu":
-            prop = FnProperty.COPY_TO_GPU
-        run_ctx = dst._ctx if dst_dev == "gpu" else self._ctx
-
-        def copy(rctx):
-            if src_dev == dst_dev or "gpu" not in (src_dev, dst_dev):  # host to host (cpu, pinned, shared)
-                dst_data[...] = src_data
-            elif dst_dev == "gpu":
-                dst_data.set(np.ascontiguousarray(src_data), stream=rctx.stream)
-            else:
-                src_data.get(out=dst_data, stream=rctx.stream)
-
-        _push(copy, run_ctx, [self._chunk.var], [dst._chunk.var], "_copyto", self.size, prop)
+        prop, run_ctx, copy = FnProperty.NORMAL, dst._ctx if dst_dev == "gpu" else self._ctx, _assign
+        if src_dev != dst_dev:
+            copy, prop, run_ctx = _cross_device_copy(self._ctx, dst._ctx)
+        _push(partial(copy, dst_data, src_data), run_ctx, [self._chunk.var], [dst._chunk.var], "_copyto",
+              self.size, prop)
         return dst
 
     def as_in_context(self, ctx: Context) -> NDArray:

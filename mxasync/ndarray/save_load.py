@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import MXAsyncError
-from ..runtime.context import Context, num_gpus
+from ..runtime.context import BUILTIN_DEVICE_TYPES, Context, num_gpus
 from .ndarray import NDArray, array, empty
 from .serialization import ArrayRecord, dumps_arrays, load_arrays, loads_arrays, save_arrays
 
@@ -26,7 +26,9 @@ def _records(data) -> list | dict:
     def record(x, where):
         if not isinstance(x, NDArray):
             raise MXAsyncError(f"save: {where} must be an NDArray, got {type(x).__name__}")
-        return ArrayRecord(x.asnumpy(), (x.context.device_typeid, x.context.device_id))
+        ctx = x.context  # a plugin's device type has a per-process id: its arrays are saved as cpu ones
+        typeid = ctx.device_typeid if ctx.device_type in BUILTIN_DEVICE_TYPES else 1
+        return ArrayRecord(x.asnumpy(), (typeid, ctx.device_id))
 
     if isinstance(data, NDArray):
         return [record(data, "data")]

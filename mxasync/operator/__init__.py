@@ -17,11 +17,13 @@ Importing this package registers every op.
 from . import library as _library  # noqa: F401  (registers the ops)
 from .base import OpContext, Operator, OperatorProperty, OpReqType, assign
 from .custom import CustomOp, CustomOpProp, get_all_registered_operators, register
+from .overrides import override_signature
 from .params import OpParam
-from .registry import get_op, list_ops, register_op
+from .registry import get_op, list_ops, register_op, register_override
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators", "Operator", "OperatorProperty",
-           "OpParam", "OpContext", "OpReqType", "assign", "register_op", "get_op", "list_ops"]
+           "OpParam", "OpContext", "OpReqType", "assign", "register_op", "get_op", "list_ops", "override_signature",
+           "register_override"]
 
 
 def __dir__():

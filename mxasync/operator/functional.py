@@ -9,7 +9,7 @@ every op honours ``req`` the same way.  Kernels declared with ``fwd_out`` take
 ``bwd_into`` the backward kernel gets ``need`` (per input: is a gradient
 wanted) and ``into`` (per input: the array to write, or None) and may skip or
 write straight into them.  A result that *is* its target is not copied.  A backend overrides the kernels under
-the keys ``name`` and ``name + '.backward'``.
+the keys ``name`` and ``name + '.backward'``, called by the contract of :mod:`mxasync.operator.overrides`.
 
 >>> import numpy as np
 >>> from mxasync.operator.functional import defop
@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .base import ADD_TO, NULL, WRITE_INPLACE, WRITE_TO, Operator, OperatorProperty, assign
+from .overrides import adapt_backward, adapt_forward
 from .params import NoParam, OpParam
 from .registry import OpDef, find_override, register_op
 
@@ -159,8 +160,11 @@ class FunctionalProperty(OperatorProperty):
 
         backend = get_backend(ctx.device_type)
         cls = type(self)
-        fwd = find_override(self.op_name, backend, cls.fwd)
-        bwd = find_override(self.op_name + ".backward", backend, cls.bwd)
+        fwd = find_override(self.op_name, backend, None)
+        bwd = find_override(self.op_name + ".backward", backend, None)
+        # a backend's kernel is called by the plugin contract (mxasync/operator/overrides.py)
+        fwd = cls.fwd if fwd is None else adapt_forward(cls, fwd)
+        bwd = cls.bwd if bwd is None else adapt_backward(cls, bwd)
         return FunctionalOperator(self, backend.xp, fwd, bwd)
 
 

@@ -7,14 +7,69 @@ block is private to its thread and to its asyncio task, as users of both expect.
 from __future__ import annotations
 
 import contextvars
+import threading
+from collections.abc import Callable
 from functools import cache
 
 from ..base import MXAsyncError
 
-__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "cpu_shared", "current_context", "num_gpus"]
+__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "cpu_shared", "current_context", "num_gpus", "device",
+           "register_device_type", "device_types", "set_device_type_finder", "BUILTIN_DEVICE_TYPES"]
 
+#: MXNet's device types and ids; backend plugins add their own with :func:`register_device_type`
+BUILTIN_DEVICE_TYPES = ("cpu", "gpu", "cpu_pinned", "cpu_shared")
 _DEVTYPE_TO_ID = {"cpu": 1, "gpu": 2, "cpu_pinned": 3, "cpu_shared": 5}
 _ID_TO_DEVTYPE = {v: k for k, v in _DEVTYPE_TO_ID.items()}
+_FIRST_PLUGIN_TYPEID = 16  # MXNet's ids stop at 5; plugin device types count up from here
+_types_lock = threading.Lock()
+# Called with an unknown device type name; may register it (the backend registry installs one
+# that looks the name up among installed backend plugins).  The runtime knows no backend.
+_finder: Callable[[str], object] | None = None
+
+
+def register_device_type(name: str, typeid: int | None = None) -> int:
+    """Make ``name`` a device type usable in :class:`Context`; returns its type id.
+
+    Backend plugins call it (the backend registry does it for every plugin it
+    loads).  Registering a known name again returns its id; a plugin's id is
+    ``typeid`` when given and free, else the next one from 16 (ids of plugin
+    device types are per process: files store the name where they can).
+
+    >>> from mxasync.runtime.context import register_device_type, Context
+    >>> register_device_type("cpu")
+    1
+    >>> tid = register_device_type("doc_dev"); Context("doc_dev", 1), Context(tid, 1) == Context("doc_dev", 1)
+    (doc_dev(1), True)
+    """
+    if not isinstance(name, str) or not name.isidentifier():
+        raise MXAsyncError(f"register_device_type: a device type is an identifier, got {name!r}")
+    with _types_lock:
+        if name in _DEVTYPE_TO_ID:
+            return _DEVTYPE_TO_ID[name]
+        if typeid is None or typeid in _ID_TO_DEVTYPE:
+            typeid = max(_FIRST_PLUGIN_TYPEID - 1, *_ID_TO_DEVTYPE) + 1
+        _DEVTYPE_TO_ID[name] = typeid
+        _ID_TO_DEVTYPE[typeid] = name
+        return typeid
+
+
+def device_types() -> dict[str, int]:
+    """The device types known now (built-in and registered), with their ids."""
+    return dict(_DEVTYPE_TO_ID)
+
+
+def set_device_type_finder(finder: Callable[[str], object] | None) -> None:
+    """Install the hook that may register an unknown device type on first use (the backend registry's)."""
+    global _finder
+    _finder = finder
+
+
+def _known(device_type: str) -> bool:
+    if device_type in _DEVTYPE_TO_ID:
+        return True
+    if _finder is not None and isinstance(device_type, str):
+        _finder(device_type)
+    return device_type in _DEVTYPE_TO_ID
 
 
 class Context:
@@ -44,9 +99,10 @@ class Context:
             if device_type not in _ID_TO_DEVTYPE:
                 raise MXAsyncError(f"Context: unknown device type id {device_type}")
             device_type = _ID_TO_DEVTYPE[device_type]
-        if device_type not in _DEVTYPE_TO_ID:
+        if not _known(device_type):
             raise MXAsyncError(
-                f"Context: unknown device type {device_type!r}; expected one of {sorted(_DEVTYPE_TO_ID)}"
+                f"Context: unknown device type {device_type!r}; expected one of {sorted(_DEVTYPE_TO_ID)} "
+                "(a backend plugin adds its own device type: see mx.backends.list())"
             )
         device_id = int(device_id)
         if device_id < 0:
@@ -117,6 +173,14 @@ def cpu(device_id: int = 0) -> Context:
 def gpu(device_id: int = 0) -> Context:
     """A GPU context; creating it needs no GPU, using it does."""
     return _make("gpu", device_id)
+
+
+def device(device_type: str = "cpu", device_id: int = 0) -> Context:
+    """``device('toy', 0)``: the context of any device type, a plugin's included (``mx.device``)."""
+    if isinstance(device_type, str) and ":" in device_type:  # 'gpu:1'
+        device_type, _, num = device_type.partition(":")
+        device_id = int(num)
+    return _make(device_type, device_id)
 
 
 def cpu_pinned(device_id: int = 0) -> Context:

@@ -52,7 +52,7 @@ from ..base import MXAsyncError, env_int, env_str
 from .context import Context
 from .threads import cpu_count
 
-__all__ = ["Storage", "StorageHandle", "CPUStorage", "GPUStorage"]
+__all__ = ["Storage", "StorageHandle", "CPUStorage", "GPUStorage", "register_storage"]
 
 _ALIGN = 64
 
@@ -96,7 +96,8 @@ class Storage:
             with cls._instances_lock:
                 inst = cls._instances.get(ctx)
                 if inst is None:
-                    inst = GPUStorage(ctx) if ctx.device_type == "gpu" else CPUStorage(ctx)
+                    factory = _FACTORIES.get(ctx.device_type, CPUStorage)
+                    inst = factory(ctx)
                     cls._instances[ctx] = inst
         return inst
 
@@ -304,3 +305,15 @@ class GPUStorage(Storage):
 
     def pooled_bytes(self) -> int:
         return int(self._pool.total_bytes() - self._pool.used_bytes())
+
+
+# device type -> Storage class (or factory of ctx); host memory (CPUStorage) for the others
+_FACTORIES: dict = {"gpu": GPUStorage}
+
+
+def register_storage(device_type: str, factory) -> None:
+    """The storage hook of a device type: ``factory(ctx)`` gives its :class:`Storage` (host memory by default).
+
+    A backend plugin whose device holds its own memory registers it in ``Backend.start()``.
+    """
+    _FACTORIES[device_type] = factory

@@ -48,6 +48,9 @@ def test_toy_plugin_discovery_override_and_generic_op(toy_plugin, monkeypatch):
     assert len(broken) == 1 and "toy_broken" in str(broken[0].message) and "on purpose" in str(broken[0].message)
     assert infos["toy_broken"]["state"] == "failed"
     assert infos["toy"]["device_type"] == "cpu_shared"
+    # a plugin never takes a built-in device type over unasked, whatever its priority
+    assert get_backend("cpu_shared").name == "numpy_shared"
+    registry.use("cpu_shared", "toy")
     toy = get_backend("cpu_shared")
     assert toy.name == "toy" and get_backend("cpu").name == "numpy"  # the broken one broke nothing
     ctx = mx.cpu_shared()
@@ -69,6 +72,8 @@ def test_register_backend_directly():
             self.xp = np
 
     registry.register_backend(Mem())
+    assert get_backend("cpu_pinned").name == "numpy_pinned"  # built-in device types stay built-in
+    registry.use("cpu_pinned", "mem_test")
     assert get_backend("cpu_pinned").name == "mem_test"
     registry.reset()
     assert get_backend("cpu_pinned").name == "numpy_pinned"

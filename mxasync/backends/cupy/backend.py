@@ -56,6 +56,7 @@ class CupyBackend(Backend):
     device_type = "gpu"
     priority = 0
     asynchronous = True
+    host_memory = False
 
     def __init__(self) -> None:
         super().__init__()
@@ -103,6 +104,14 @@ class CupyBackend(Backend):
 
     def from_storage(self, handle, shape, dtype):
         return self.xp.ndarray(tuple(shape), dtype=dtype, memptr=handle.buffer)
+
+    def copy_from_host(self, dst, src, run_ctx) -> None:
+        import numpy
+
+        dst.set(numpy.ascontiguousarray(src), stream=run_ctx.stream)
+
+    def copy_to_host(self, src, dst, run_ctx) -> None:
+        src.get(out=dst, stream=run_ctx.stream)
 
     def device_hooks(self):
         return self._hooks

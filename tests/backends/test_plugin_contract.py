@@ -1,0 +1,199 @@
+"""The plugin contract (docs/backend_plugins.md): device types, the takeover rule, what overrides receive,
+and the example plugin (examples/backend_plugin) end to end."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import mxasync as mx
+from mxasync.backends import PLUGIN_API_VERSION, Backend, get_backend, registry
+from mxasync.base import MXAsyncError
+from mxasync.operator import override_signature
+from mxasync.operator.overrides import CONTRACT_VERSION
+
+
+def _ctx_backend(device_type, **overrides):
+    """A numpy-backed backend for a fresh device type, with ``overrides``; registered in-process."""
+
+    class Dev(Backend):
+        name, api_version = f"dev_{device_type}", PLUGIN_API_VERSION
+
+        def start(self):
+            self.xp = np
+
+    Dev.device_type = device_type
+    b = Dev()
+    b.overrides.update(overrides)
+    registry.register_backend(b)
+    return b
+
+
+@pytest.fixture
+def clean_registry():
+    registry.reset()
+    yield
+    registry.reset()
+
+
+def test_contract_version_is_the_plugin_api_version():
+    assert CONTRACT_VERSION == PLUGIN_API_VERSION == mx.backends.PLUGIN_API_VERSION == 1
+
+
+def test_a_plugin_device_type_is_a_context(clean_registry):
+    with pytest.raises(MXAsyncError, match="unknown device type 'contract_a'.*backend plugin"):
+        mx.Context("contract_a", 0)
+    _ctx_backend("contract_a")
+    ctx = mx.Context("contract_a", 1)
+    assert ctx == mx.device("contract_a", 1) and repr(ctx) == "contract_a(1)"
+    assert ctx.device_typeid >= 16 and mx.Context(ctx.device_typeid, 1) == ctx
+    x = mx.nd.array([1.0, 2.0], ctx=ctx)
+    assert x.context == ctx and (x * 3).asnumpy().tolist() == [3.0, 6.0]
+    assert x.copyto(mx.cpu()).context == mx.cpu() and x.as_in_context(mx.cpu()).asnumpy().tolist() == [1.0, 2.0]
+
+
+def test_relu_backward_override_gets_what_relu_keeps(clean_registry):
+    seen = {}
+
+    def relu_bwd(xp, params, out_grads, inputs, outputs):
+        seen["inputs"], seen["outputs"] = list(inputs), [np.array(o) for o in outputs]
+        return [out_grads[0] * (outputs[0] > 0)]
+
+    _ctx_backend("contract_b", **{"relu.backward": relu_bwd})
+    x = mx.nd.array([-1.0, 2.0, 3.0], ctx=mx.device("contract_b"))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.relu(x)
+    y.backward()
+    assert x.grad.asnumpy().tolist() == [0.0, 1.0, 1.0]
+    assert seen["inputs"] == [None]  # relu keeps its output only: its input's memory may be gone
+    np.testing.assert_array_equal(seen["outputs"][0], [0.0, 2.0, 3.0])
+    assert override_signature("relu")["keeps"] == ("out_grads", "outputs")
+
+
+def test_forward_overrides_without_out_and_with_out(clean_registry):
+    calls = []
+
+    def fc_plain(xp, params, data, weight, bias=None):  # the documented signature: no out=
+        calls.append("fc")
+        return data @ weight.T + bias
+
+    def act_out(xp, params, data, out=None):
+        calls.append(("act", out is not None))
+        return xp.tanh(data, out=out) if out is not None else xp.tanh(data)
+
+    def conv_plain(xp, params, op_ctx, data, weight, bias=None):
+        calls.append("conv")
+        return NotImplemented  # hands the case back to the generic kernel
+
+    _ctx_backend("contract_c", FullyConnected=fc_plain, Activation=act_out, Convolution=conv_plain)
+    ctx = mx.device("contract_c")
+    rs = np.random.RandomState(0)
+    x, w, b = (rs.randn(*s).astype(np.float32) for s in ((2, 3), (4, 3), (4,)))
+    y = mx.nd.FullyConnected(mx.nd.array(x, ctx=ctx), mx.nd.array(w, ctx=ctx), mx.nd.array(b, ctx=ctx), num_hidden=4)
+    z = mx.nd.Activation(y, act_type="tanh")
+    np.testing.assert_allclose(z.asnumpy(), np.tanh(x @ w.T + b), rtol=1e-5)
+    img, k = rs.randn(1, 1, 4, 4).astype(np.float32), rs.randn(2, 1, 3, 3).astype(np.float32)
+    c = mx.nd.Convolution(mx.nd.array(img, ctx=ctx), mx.nd.array(k, ctx=ctx), kernel=(3, 3), num_filter=2,
+                          no_bias=True)
+    ref = mx.nd.Convolution(mx.nd.array(img), mx.nd.array(k), kernel=(3, 3), num_filter=2, no_bias=True)
+    np.testing.assert_allclose(c.asnumpy(), ref.asnumpy(), rtol=1e-5)
+    assert calls == ["fc", ("act", True), "conv"]
+    sig = override_signature("FullyConnected", num_hidden=4)
+    assert sig["forward"] == "fwd(xp, params, data, weight, bias) -> output" and sig["out"] is True
+
+
+def test_a_cpu_plugin_does_not_replace_numpy_unasked(clean_registry, caplog, monkeypatch):
+    class Fast(Backend):
+        name, device_type, priority = "fast_cpu", "cpu", 100
+
+        def start(self):
+            self.xp = np
+
+    registry.register_backend(Fast())
+    with caplog.at_level(logging.INFO, logger="mxasync.backends"):
+        assert get_backend("cpu").name == "numpy"
+    info = {b["name"]: b for b in mx.backends.list()}
+    assert info["numpy"]["serving"] and info["numpy"]["builtin"] and not info["fast_cpu"]["serving"]
+    assert "standby" in info["fast_cpu"]["note"] and "MXASYNC_BACKEND_CPU=fast_cpu" in info["fast_cpu"]["note"]
+    assert any("fast_cpu" in r.getMessage() and "standby" in r.getMessage() for r in caplog.records)
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="mxasync.backends"):
+        registry.use("cpu", "fast_cpu")
+        assert get_backend("cpu").name == "fast_cpu"
+    takeover = [r for r in caplog.records if "takes over" in r.getMessage()]
+    assert len(takeover) == 1 and takeover[0].levelno == logging.WARNING and "'numpy'" in takeover[0].getMessage()
+    registry.use("cpu", None)
+    assert get_backend("cpu").name == "numpy"
+    monkeypatch.setenv("MXASYNC_BACKEND_CPU", "fast_cpu")
+    registry.use("cpu", None)
+    assert get_backend("cpu").name == "fast_cpu"
+    monkeypatch.setenv("MXASYNC_BACKEND_CPU", "nope")
+    registry.use("cpu", None)
+    with pytest.raises(MXAsyncError, match="MXASYNC_BACKEND_CPU=nope: no installed backend 'nope'"):
+        get_backend("cpu")
+
+
+def test_a_backend_for_another_contract_version_is_refused(clean_registry):
+    class Future(Backend):
+        name, device_type, api_version = "future", "contract_d", PLUGIN_API_VERSION + 1
+
+    with pytest.raises(MXAsyncError, match="plugin API version 2; this mxasync implements version 1"):
+        registry.register_backend(Future())
+
+
+def test_example_plugin_device_storage_copies_streams_and_overrides(example_plugin):
+    stats = example_plugin.STATS
+    stats.clear()
+    ctx = mx.Context("toy", 0)
+    assert mx.device("toy", 0) == ctx and get_backend("toy").name == "toy_numpy"
+    rs = np.random.RandomState(1)
+    xv, wv, bv = (rs.randn(*s).astype(np.float32) for s in ((5, 3), (4, 3), (4,)))
+    grads = {}
+    for dev in (mx.cpu(), ctx):
+        x, w, b = (mx.nd.array(v, ctx=dev) for v in (xv, wv, bv))
+        for a in (x, w, b):
+            a.attach_grad()
+        with mx.autograd.record():
+            h = mx.nd.relu(mx.nd.FullyConnected(x, w, b, num_hidden=4))
+            loss = (mx.nd.Activation(h, act_type="tanh") + mx.nd.Activation(h, act_type="sigmoid")).sum()
+        loss.backward()
+        grads[dev.device_type] = [a.grad.asnumpy() for a in (x, w, b)] + [loss.asnumpy()]
+        assert x.grad.context == dev
+    for got, want in zip(grads["toy"], grads["cpu"], strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    for op in ("relu", "relu.backward", "FullyConnected", "FullyConnected.backward", "Activation"):
+        assert stats.get(op) == 1, (op, stats)  # sigmoid went back to the generic kernel
+    assert stats["launch_compute"] >= 5 and stats["event"] >= 5  # ops ran on the toy device's streams
+    big = mx.nd.ones((256, 256), ctx=mx.cpu())  # 256 KiB: the pooled storage, not numpy's small blocks
+    on_toy = big.copyto(ctx)
+    back = (on_toy * 2).as_in_context(mx.cpu())
+    assert back.asnumpy().sum() == 2 * 256 * 256
+    assert stats["copy_from_host"] == 1 and stats["copy_to_host"] == 1 and stats["alloc"] >= 2
+    info = {b["name"]: b for b in mx.backends.list()}["toy_numpy"]
+    assert info["serving"] and info["device_type"] == "toy" and info["state"] == "ready"
+
+
+def test_example_plugin_in_a_fresh_process(plugin_site):
+    """Entry-point discovery from PYTHONPATH alone: mx.Context('toy') is the first thing the script does."""
+    code = ("import mxasync as mx; ctx = mx.Context('toy', 0); print((mx.nd.ones((2,), ctx=ctx) * 2).asnumpy());"
+            "print([(b['name'], b['device_type'], b['serving']) for b in mx.backends.list() "
+            "if b['name'] == 'toy_numpy'])")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(plugin_site), root]))
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split("\n")[:2] == ["[2. 2.]", "[('toy_numpy', 'toy', True)]"]
+
+
+def test_arrays_of_a_plugin_device_save_as_cpu_arrays(clean_registry, tmp_path):
+    _ctx_backend("contract_e")
+    x = mx.nd.array([1.0, 2.0], ctx=mx.device("contract_e", 0))
+    mx.nd.save(str(tmp_path / "x.params"), {"x": x})
+    back = mx.nd.load(str(tmp_path / "x.params"))["x"]
+    assert back.context == mx.cpu(0) and back.asnumpy().tolist() == [1.0, 2.0]
