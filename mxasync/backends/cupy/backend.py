@@ -15,6 +15,7 @@ import threading
 from typing import Any
 
 from ..base import Backend
+from . import cudnn
 
 __all__ = ["CupyBackend", "CupyDeviceHooks"]
 
@@ -61,6 +62,7 @@ class CupyBackend(Backend):
     def __init__(self) -> None:
         super().__init__()
         self._hooks: CupyDeviceHooks | None = None
+        cudnn.install(self)  # cuDNN kernels through the override seam; the frontend loads on first use
 
     def is_available(self) -> bool:
         try:
