@@ -17,7 +17,7 @@ _SUBMODULES = (
     "autograd", "backends", "callback", "context", "contrib", "engine", "executor", "gluon", "image",
     "initializer", "io", "kvstore", "lr_scheduler", "metric", "model", "module", "monitor", "ndarray", "operator",
     "optimizer", "profiler", "random", "recordio", "rnn", "symbol", "test_utils", "util", "viz",
-    "attribute", "name",
+    "attribute", "name", "registry",
 )
 _ALIASES = {"init": "initializer", "kv": "kvstore", "mod": "module", "nd": "ndarray", "opt": "optimizer",
             "sym": "symbol", "mon": "monitor", "img": "image"}
@@ -37,7 +37,7 @@ __all__ = [
     "init", "lr_scheduler", "metric", "optimizer", "opt", "kv", "kvstore", "mod", "module", "model",
     "image", "autograd", "test_utils", "rnn", "util", "attribute", "np_shape", "is_np_shape", "set_np_shape",
     "contrib", "gluon",
-    "monitor", "mon", "img",
+    "monitor", "mon", "img", "registry",
 ]
 
 

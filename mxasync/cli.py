@@ -14,6 +14,7 @@ COMMANDS = {
     "im2rec": ("mxasync.tools.im2rec", "list and pack a folder of images into .lst/.rec/.idx"),
     "train": ("mxasync.train.cli", "train a LeNet or an MLP on the bundled digits (progress, checkpoint, trace)"),
     "launch": ("mxasync.tools.launch", "run a script on N MPI worker (and server) ranks through mpirun"),
+    "run": ("mxasync.tools.run", "run an unmodified MXNet program: 'import mxnet' gives mxasync"),
 }
 
 

@@ -23,7 +23,12 @@ from .block import HookHandle
 from .parameter import _brief_print_list
 
 __all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "download", "HookHandle",
-           "shape_is_known", "_brief_print_list"]
+           "shape_is_known", "_brief_print_list", "replace_file"]
+
+
+def replace_file(src: str, dst: str) -> None:
+    """Move ``src`` over ``dst`` in one step (``os.replace``: atomic on one file system), as MXNet's."""
+    os.replace(src, dst)
 
 
 def split_data(data: NDArray, num_slice: int, batch_axis: int = 0, even_split: bool = True) -> list:

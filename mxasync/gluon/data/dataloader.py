@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import weakref
+from multiprocessing.reduction import ForkingPickler  # MXNet's module exports it (GluonNLP imports it here)
 
 import anyio
 import anyio.to_thread
@@ -20,7 +21,7 @@ from ...runtime.context import cpu_pinned
 from . import sampler as _sampler
 from ._workers import ProcessWorkers, ThreadWorkers
 
-__all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn"]
+__all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn", "ForkingPickler"]
 
 
 def default_batchify_fn(data: list):

@@ -57,6 +57,8 @@ _SHA1 = {
     "vgg19": "ad2f660d101905472b83590b59708b71ea22b2e5",
     "vgg19_bn": "f360b758e856f1074a85abd5fd873ed1d98297c3",
 }
+# MXNet's name for the table: libraries add their own models to it (GluonNLP does at import)
+_model_sha1 = _SHA1
 _URL = "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/gluon/models/{file}.zip"
 
 

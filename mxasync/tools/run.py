@@ -1,0 +1,59 @@
+"""``mxasync run``: run an unmodified MXNet program on mxasync (``import mxnet`` gives mxasync).
+
+::
+
+    mxasync run train_mnist.py --epochs 3      # a script, with its arguments
+    mxasync run -m gluoncv.some.module args    # a module, as python -m does
+
+The alias (:mod:`mxasync.mxnet_alias`) lives in this process only; nothing is
+installed.  When a real MXNet is installed, ``run`` refuses (it would not be the one
+your script gets elsewhere) and says where that MXNet is.
+"""
+
+from __future__ import annotations
+
+import os
+import runpy
+import sys
+
+from .. import mxnet_alias
+
+__all__ = ["main"]
+
+USAGE = "usage: mxasync run SCRIPT [ARGS...] | mxasync run -m MODULE [ARGS...]"
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE + "\n\nRuns an MXNet 1.x program with 'import mxnet' answered by mxasync "
+              f"(MXNet API {mxnet_alias.MXNET_API_VERSION}).")
+        return 0 if argv else 2
+    as_module = argv[0] == "-m"
+    if as_module and len(argv) < 2:
+        print(f"mxasync run: -m needs a module name\n{USAGE}", file=sys.stderr)
+        return 2
+    target, args = (argv[1], argv[2:]) if as_module else (argv[0], argv[1:])
+    if not as_module and not os.path.isfile(target):
+        print(f"mxasync run: no such script: {target}", file=sys.stderr)
+        return 2
+    where = mxnet_alias.real_mxnet()
+    if where:
+        print(f"mxasync run: a real MXNet is installed ({where}); running on mxasync would shadow it. "
+              "Uninstall it, or use another environment.", file=sys.stderr)
+        return 2
+    mxnet_alias.install()
+    sys.argv = [target, *args]
+    if not as_module:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(target)))
+    try:
+        if as_module:
+            runpy.run_module(target, run_name="__main__", alter_sys=True)
+        else:
+            runpy.run_path(target, run_name="__main__")
+    except SystemExit as exc:
+        code = exc.code
+        if code is None or isinstance(code, int):
+            return int(code or 0)
+        print(code, file=sys.stderr)
+        return 1
+    return 0
