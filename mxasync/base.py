@@ -20,6 +20,11 @@ string_types = (str,)
 mx_real_t = np.float32
 
 
+def _as_list(obj) -> list:
+    """``obj`` itself if it is a list, else ``[obj]`` (MXNet's helper; its test files import it)."""
+    return obj if isinstance(obj, list) else [obj]
+
+
 def py_str(x: bytes) -> str:
     """Bytes from a C string as ``str`` (MXNet's helper; UTF-8)."""
     return x.decode("utf-8")
