@@ -72,6 +72,13 @@ def _known(device_type: str) -> bool:
     return device_type in _DEVTYPE_TO_ID
 
 
+class _CurrentOnAccess:
+    """``Context.default_ctx`` (MXNet 1.x's class attribute, read on the class): the current context."""
+
+    def __get__(self, obj, owner=None) -> Context:
+        return current_context()
+
+
 class Context:
     """A device: ``Context('cpu', 0)``, ``Context('gpu', 1)``.
 
@@ -91,6 +98,7 @@ class Context:
 
     devtype2str = _ID_TO_DEVTYPE
     devstr2type = _DEVTYPE_TO_ID
+    default_ctx = _CurrentOnAccess()
 
     def __init__(self, device_type: str | int | Context = "cpu", device_id: int = 0):
         if isinstance(device_type, Context):

@@ -88,8 +88,13 @@ def _mask_sequence_variable_length(F, data, length, valid_length, time_axis, mer
         data = F.stack(*data, axis=time_axis)
     outputs = F.SequenceMask(data, sequence_length=valid_length, use_sequence_length=True, axis=time_axis)
     if not merge:
-        outputs = _as_list(F.split(outputs, num_outputs=length, axis=time_axis, squeeze_axis=True))
+        outputs = _steps(F, F.split(outputs, num_outputs=length, axis=time_axis, squeeze_axis=True))
     return outputs
+
+
+def _steps(F, split):
+    """The outputs of a ``split`` as a list (a grouped symbol yields one symbol per output)."""
+    return list(split) if F is symbol else _as_list(split)
 
 
 def _reverse_sequences(sequences, unroll_step, valid_length=None):
@@ -98,7 +103,7 @@ def _reverse_sequences(sequences, unroll_step, valid_length=None):
         return list(reversed(sequences))
     rev = F.SequenceReverse(F.stack(*sequences, axis=0), sequence_length=valid_length, use_sequence_length=True)
     if unroll_step > 1 or F is symbol:
-        return _as_list(F.split(rev, axis=0, num_outputs=unroll_step, squeeze_axis=True))
+        return _steps(F, F.split(rev, axis=0, num_outputs=unroll_step, squeeze_axis=True))
     return [rev[0]]
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 from ... import ndarray, symbol
 from ...ndarray import NDArray
 from ..block import HybridBlock
+from .rnn_cell import GRUCell, HybridSequentialRNNCell, LSTMCell, RNNCell
+from .rnn_modifiers import BidirectionalCell, DropoutCell
 
 __all__ = ["RNN", "LSTM", "GRU"]
 
@@ -74,6 +76,29 @@ class _RNNLayer(HybridBlock):
         if self._dir == 2:
             text += ", bidirectional"
         return text + ")"
+
+    def _unfuse(self):
+        """The same layer as a stack of cells sharing this layer's parameters (MXNet's ``_unfuse``)."""
+        kinds = {"rnn_relu": lambda **kw: RNNCell(self._hidden_size, activation="relu", **kw),
+                 "rnn_tanh": lambda **kw: RNNCell(self._hidden_size, activation="tanh", **kw),
+                 "lstm": lambda **kw: LSTMCell(self._hidden_size, **kw),
+                 "gru": lambda **kw: GRUCell(self._hidden_size, **kw)}
+        make = kinds[self._mode]
+        i2h_w, h2h_w, i2h_b, h2h_b = self._inits
+        stack = HybridSequentialRNNCell(prefix=self.prefix, params=self.params)
+        with stack.name_scope():
+            width = self._input_size
+            for i in range(self._num_layers):
+                kw = {"input_size": width, "i2h_weight_initializer": i2h_w, "h2h_weight_initializer": h2h_w,
+                      "i2h_bias_initializer": i2h_b, "h2h_bias_initializer": h2h_b}
+                if self._dir == 2:
+                    stack.add(BidirectionalCell(make(prefix=f"l{i}_", **kw), make(prefix=f"r{i}_", **kw)))
+                else:
+                    stack.add(make(prefix=f"l{i}_", **kw))
+                if self._dropout > 0 and i != self._num_layers - 1:
+                    stack.add(DropoutCell(self._dropout))
+                width = self._hidden_size * self._dir
+        return stack
 
     def _collect_params_with_prefix(self, prefix: str = "") -> dict:
         # save_parameters/load_parameters keys as MXNet 1.9 writes them for fused layers (the names of the
