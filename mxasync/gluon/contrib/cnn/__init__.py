@@ -1,0 +1,1 @@
+"""``gluon.contrib.cnn``: deformable convolution layers."""

@@ -1,0 +1,5 @@
+"""``gluon.contrib.data``: extra samplers."""
+
+from .sampler import IntervalSampler
+
+__all__ = ["IntervalSampler"]
