@@ -1,6 +1,7 @@
 """The op table: one list of rows from every family file."""
 
 from table_batch_take import CASES as _BATCH_TAKE
+from table_contrib_nn import CASES as _CONTRIB_NN
 from table_contrib_small import CASES as _CONTRIB_SMALL
 from table_correlation import CASES as _CORRELATION
 from table_custom import CASES as _CUSTOM
@@ -20,4 +21,4 @@ from table_shape import CASES as _SHAPE
 
 CASES = [*_ELEMWISE, *_SHAPE, *_NN, *_EXTRA, *_MORE, *_LINALG, *_LAYER_NORM, *_SEQ_CONTRIB, *_IMAGE, *_OPTIMIZER,
          *_CUSTOM, *_BATCH_TAKE, *_ELEMENT_0INDEX, *_RANDOM_LIKE, *_PDF,
-         *_CORRELATION, *_CONTRIB_SMALL]
+         *_CORRELATION, *_CONTRIB_SMALL, *_CONTRIB_NN]

@@ -151,7 +151,7 @@ class RecurrentCell(Block):
                 all_states.append(states)
         if valid_length is not None:
             states = [F.SequenceLast(F.stack(*steps, axis=0), sequence_length=valid_length,
-                                     use_sequence_length=True, axis=0) for steps in zip(*all_states)]
+                                     use_sequence_length=True, axis=0) for steps in zip(*all_states, strict=False)]
             outputs = _mask_sequence_variable_length(F, outputs, length, valid_length, axis, True)
         outputs, _, _, _ = _format_sequence(length, outputs, layout, merge_outputs)
         return outputs, states

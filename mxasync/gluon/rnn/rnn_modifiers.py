@@ -125,7 +125,7 @@ class ZoneoutCell(ModifierCell):
         p_out, p_state = self.zoneout_outputs, self.zoneout_states
         output = F.where(keep_new(p_out, next_output), next_output, prev_output) if p_out != 0 else next_output
         if p_state != 0:
-            next_states = [F.where(keep_new(p_state, new), new, old) for new, old in zip(next_states, states)]
+            next_states = [F.where(keep_new(p_state, new), new, old) for new, old in zip(next_states, states, strict=False)]
         self._prev_output = output
         return output, next_states
 
@@ -152,7 +152,7 @@ class ResidualCell(ModifierCell):
             inputs = _mask_sequence_variable_length(F, inputs, length, valid_length, axis, merge_outputs)
         if merge_outputs:
             return F.elemwise_add(outputs, inputs), states
-        return [F.elemwise_add(i, j) for i, j in zip(outputs, inputs)], states
+        return [F.elemwise_add(i, j) for i, j in zip(outputs, inputs, strict=False)], states
 
 
 class BidirectionalCell(HybridRecurrentCell):
@@ -205,7 +205,7 @@ class BidirectionalCell(HybridRecurrentCell):
             outputs = F.concat(l_outputs, reversed_r_outputs, dim=2, name=f"{self._output_prefix}out")
         else:
             outputs = [F.concat(lo, ro, dim=1, name=f"{self._output_prefix}t{i}")
-                       for i, (lo, ro) in enumerate(zip(l_outputs, reversed_r_outputs))]
+                       for i, (lo, ro) in enumerate(zip(l_outputs, reversed_r_outputs, strict=False))]
         if valid_length is not None:
             outputs = _mask_sequence_variable_length(F, outputs, length, valid_length, axis, merge_outputs)
         return outputs, l_states + r_states

@@ -8,5 +8,6 @@ from . import (  # noqa: F401  (importing registers the ops)
     multi_lars,
     multi_sum_sq,
     reset_arrays,
+    sync_batch_norm,
     transformer,
 )

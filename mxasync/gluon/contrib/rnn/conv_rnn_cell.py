@@ -48,13 +48,13 @@ class _ConvCell(HybridRecurrentCell):
         self._stride = (1,) * dims
         if any(k % 2 == 0 for k in self._h2h_kernel):
             raise AssertionError(f"Only support odd number, get h2h_kernel= {h2h_kernel}")
-        self._h2h_pad = tuple(d * (k - 1) // 2 for d, k in zip(self._h2h_dilate, self._h2h_kernel))
+        self._h2h_pad = tuple(d * (k - 1) // 2 for d, k in zip(self._h2h_dilate, self._h2h_kernel, strict=False))
         self._channel_axis = conv_layout.find("C")
         channels_first = self._channel_axis == 1
         in_channels = self._input_shape[self._channel_axis - 1]
         spatial = self._input_shape[1:] if channels_first else self._input_shape[:-1]
         out_size = tuple(x + 2 * p - d * (k - 1) if x else 0
-                         for x, k, p, d in zip(spatial, self._i2h_kernel, self._i2h_pad, self._i2h_dilate))
+                         for x, k, p, d in zip(spatial, self._i2h_kernel, self._i2h_pad, self._i2h_dilate, strict=False))
         rows = hidden_channels * self._gates
         if channels_first:
             i2h_shape = (rows, in_channels) + self._i2h_kernel

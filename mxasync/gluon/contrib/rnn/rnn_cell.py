@@ -163,7 +163,7 @@ def dynamic_unroll(cell, inputs, begin_state, drop_inputs=0, drop_outputs=0, lay
             cell_states, iter_no = states[:-1], states[-1]
             out, new_states = cell(step, cell_states)
             keep_new = F.broadcast_greater(valid_length, iter_no)
-            new_states = [F.where(keep_new, new, old) for new, old in zip(new_states, cell_states)]
+            new_states = [F.where(keep_new, new, old) for new, old in zip(new_states, cell_states, strict=False)]
             return out, new_states + [iter_no + 1]
     outputs, states = F.contrib.foreach(loop_body, inputs, states)
     if drop_outputs:
