@@ -70,14 +70,20 @@ class _GraphNode:
     label = "_CachedOp"
     zero_gradient = False
 
-    def __init__(self, state: _State):
+    def __init__(self, state: _State, repeated: list):
         self.state = state
+        self.repeated = repeated
 
     def backward_graph(self, out_grads: list, want: list, train_mode: bool) -> list:
         """Push the executor's backward; return one gradient array (or None) per input of the call."""
         exe = self.state.exe
         ogs = [g if g is not None else zeros(o.shape, o.context, o.dtype)
                for g, o in zip(out_grads, exe.outputs, strict=True)]
+        for same in self.repeated:  # one graph entry returned several times: its gradients add up (MXNet's
+            total = ogs[same[0]]    # CachedOp); the executor seeds a repeated head from its last listing
+            for k in same[1:]:
+                total = total + ogs[k]
+            ogs[same[-1]] = total
         exe.backward(ogs)
         out = []
         for i, w in enumerate(want):
@@ -101,6 +107,10 @@ class CachedGraph:
         self._flags = dict(flags)
         self._states: dict = {}
         self._lock = threading.Lock()
+        listings: dict = {}
+        for k, head in enumerate(sym._heads):
+            listings.setdefault(head[:2], []).append(k)
+        self._repeated = [ks for ks in listings.values() if len(ks) > 1]
 
     def __call__(self, inputs: list, is_data: list) -> list:
         if len(inputs) != len(self._input_names):
@@ -127,7 +137,7 @@ class CachedGraph:
             exe.forward(is_train=autograd.is_training())
             outs = [o.copyto(ctx) for o in exe.outputs]
             if need:
-                _tape.record_op(_GraphNode(state), ctx, list(inputs), [], outs, autograd.is_training())
+                _tape.record_op(_GraphNode(state, self._repeated), ctx, list(inputs), [], outs, autograd.is_training())
                 state.owner = weakref.ref(outs[0])
         return outs
 

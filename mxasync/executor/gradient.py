@@ -73,12 +73,12 @@ def build_backward(g, entries: list[EntryInfo], grad_req: dict[int, OpReqType]):
     terms: dict[int, list[int]] = {}
     head_grads: list = []
     for h in g.heads:
-        if needs[h]:  # a head listed twice gets a gradient per listing, summed (as MXNet)
+        if needs[h] and h not in terms:
             hg = new_entry(h, f"{entries[h].name}_head_grad", external=True)
-            terms.setdefault(h, []).append(hg)
+            terms[h] = [hg]
             head_grads.append(hg)
         else:
-            head_grads.append(None)
+            head_grads.append(terms[h][0] if h in terms and needs[h] else None)
     ops: list[ExecOp] = []
 
     def gradient_of(e: int) -> int | None:

@@ -31,8 +31,8 @@ class SyncBatchNormParam(OpParam):
     fix_gamma: bool = True
     use_global_stats: bool = False
     output_mean_var: bool = False
-    ndev: int = Field(1, ge=1)
-    key: str = ""
+    ndev: int = Field(1, ge=1, description="the number of devices whose batch statistics are reduced together")
+    key: str = Field("", description="the name that ties the op's copies on the devices together")
     axis: ClassVar[int] = 1  # MXNet's SyncBatchNorm normalises over the channel axis 1 only
 
 
