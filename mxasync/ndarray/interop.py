@@ -11,6 +11,8 @@ and pickling state as MXNet's raw bytes (``__getstate__``/``__setstate__``).
 
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 
 from ..base import MXAsyncError, MXAsyncValueError
@@ -70,16 +72,43 @@ def to_dlpack_for_write(data: NDArray):
 
 
 class _Capsule:
-    """Wraps a bare capsule so numpy's ``from_dlpack`` (which wants ``__dlpack__``) accepts it."""
+    """Wraps a bare capsule so ``from_dlpack`` (numpy's and CuPy's want ``__dlpack__``) accepts it."""
 
-    def __init__(self, capsule) -> None:
+    def __init__(self, capsule, device: tuple[int, int] = (_CPU_DLPACK_DEVICE, 0)) -> None:
         self._capsule = capsule
+        self._device = device
 
     def __dlpack__(self, *args, **kwargs):
         return self._capsule
 
     def __dlpack_device__(self) -> tuple[int, int]:
-        return (_CPU_DLPACK_DEVICE, 0)
+        return self._device
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLTensorHead(ctypes.Structure):
+    # the first members of DLPack's DLTensor (what a "dltensor" capsule points to, via DLManagedTensor)
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice)]
+
+
+def _capsule_device(capsule) -> tuple[int, int] | None:
+    """(device type, id) that a bare, unconsumed "dltensor" capsule describes; None if it is not one.
+
+    MXNet's ``to_dlpack_for_read`` hands out bare capsules, which carry no ``__dlpack_device__``,
+    so the device is read from the DLTensor itself (a CUDA tensor must go to CuPy, not numpy).
+    """
+    api = ctypes.pythonapi
+    api.PyCapsule_IsValid.restype = ctypes.c_int
+    api.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    if not api.PyCapsule_IsValid(capsule, b"dltensor"):
+        return None
+    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    head = _DLTensorHead.from_address(api.PyCapsule_GetPointer(capsule, b"dltensor"))
+    return int(head.device.device_type), int(head.device.device_id)
 
 
 def from_dlpack(dlpack) -> NDArray:
@@ -87,10 +116,18 @@ def from_dlpack(dlpack) -> NDArray:
 
     CPU memory becomes a ``cpu(0)`` array; CUDA memory a ``gpu(i)`` array (with CuPy).
     """
-    device = dlpack.__dlpack_device__() if hasattr(dlpack, "__dlpack_device__") else None
+    if hasattr(dlpack, "__dlpack_device__"):
+        device = tuple(dlpack.__dlpack_device__())
+    else:
+        device = _capsule_device(dlpack)
+        if device is not None:
+            dlpack = _Capsule(dlpack, device)
     if device is not None and device[0] == _GPU_DLPACK_DEVICE:
-        import cupy
-
+        try:
+            import cupy
+        except ImportError:
+            raise MXAsyncError(f"from_dlpack: the tensor is in CUDA memory (device {device[1]}); reading it "
+                               f"needs CuPy (pip install 'mxasync[gpu]')") from None
         return _wrap(cupy.from_dlpack(dlpack), Context("gpu", device[1]))
     source = dlpack if hasattr(dlpack, "__dlpack__") else _Capsule(dlpack)
     try:
@@ -108,8 +145,6 @@ def _writable(data: np.ndarray) -> np.ndarray:
     the capsule's owner) alive through the view's base."""
     if not data.flags.c_contiguous or data.size == 0:
         return data.copy()
-    import ctypes
-
     raw = (ctypes.c_char * data.nbytes).from_address(data.__array_interface__["data"][0])
     raw._owner = data  # ctypes objects take attributes: the exporter lives as long as the view
     return np.frombuffer(raw, dtype=data.dtype).reshape(data.shape)

@@ -301,6 +301,10 @@ class NDArray:
             return
         tdata = target._data
         if isinstance(value, NDArray):
+            if value._ctx.device_type != self._ctx.device_type:
+                # another device's memory (a GPU array into a CPU slice): copy it over first, as an engine
+                # op of its own; a kernel never reads across devices (CuPy refuses implicit conversions)
+                value = value.as_in_context(self._ctx)
             vdata = value._data
             if value.shape != target.shape and not _fills(value.shape, target.shape):
                 raise MXAsyncValueError(f"__setitem__: value of shape {value.shape} cannot fill a slice of shape "

@@ -197,3 +197,20 @@ def test_arrays_of_a_plugin_device_save_as_cpu_arrays(clean_registry, tmp_path):
     mx.nd.save(str(tmp_path / "x.params"), {"x": x})
     back = mx.nd.load(str(tmp_path / "x.params"))["x"]
     assert back.context == mx.cpu(0) and back.asnumpy().tolist() == [1.0, 2.0]
+
+
+def test_setitem_across_devices_goes_through_the_devices_copies(example_plugin):
+    """A slice of a cpu array set from a device array (and back) is a copy op through the backend's
+    copy hooks, never a kernel reading the other device's memory (CuPy refuses that: issue 21)."""
+    stats = example_plugin.STATS
+    stats.clear()
+    ctx = mx.Context("toy", 0)
+    on_toy = mx.nd.array([[1.0, 2.0], [3.0, 4.0]], ctx=ctx)
+    host = mx.nd.zeros((3, 2))
+    host[1:3] = on_toy
+    assert host.asnumpy().tolist() == [[0, 0], [1, 2], [3, 4]]
+    assert stats.get("copy_to_host") == 1
+    dev = mx.nd.zeros((2, 2), ctx=ctx)
+    dev[0:1] = mx.nd.array([[7.0, 8.0]])
+    assert dev.asnumpy().tolist() == [[7, 8], [0, 0]]
+    assert stats.get("copy_from_host") == 1

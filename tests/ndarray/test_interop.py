@@ -160,3 +160,34 @@ def test_from_numpy_twice_shares_again():
     b[0] = 7
     b.wait_to_read()
     assert src[0] == 7 and a.asnumpy()[0] == 7
+
+
+def test_a_bare_capsule_says_its_device():
+    """MXNet hands out bare DLPack capsules; the device is read from the DLTensor they point to."""
+    from mxasync.ndarray.interop import _capsule_device
+
+    a = mx.nd.array([1.0, 2.0])
+    assert _capsule_device(a.to_dlpack_for_read()) == (1, 0)
+    assert _capsule_device(object()) is None
+
+
+def test_a_bare_cuda_capsule_goes_to_cupy_not_numpy():
+    """A capsule of CUDA memory (crafted here: a DLTensor head on device kDLCUDA:3) is routed to CuPy;
+    without CuPy the error says so instead of numpy's 'unsupported device'."""
+    import ctypes
+
+    try:
+        import cupy  # noqa: F401
+
+        pytest.skip("CuPy installed: the GPU tests cover the real path")
+    except ImportError:
+        pass
+    from mxasync.ndarray.interop import _DLTensorHead
+
+    head = _DLTensorHead()
+    head.device.device_type, head.device.device_id = 2, 3
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    capsule = new(ctypes.addressof(head), b"dltensor", None)
+    with pytest.raises(mx.MXNetError, match=r"CUDA memory \(device 3\).*CuPy"):
+        mx.nd.from_dlpack(capsule)

@@ -90,7 +90,11 @@ def _lattice(xp, p, data, label, data_lengths, label_lengths):
 
 
 def _logaddexp(xp, *terms):
-    return xp.logaddexp.reduce(xp.stack(terms), axis=0)
+    """log(sum(exp(t))) over ``terms``, written out: CuPy's ufuncs have no ``reduce``."""
+    out = terms[0]
+    for t in terms[1:]:
+        out = xp.logaddexp(out, t)
+    return out
 
 
 def _forward_backward(xp, p, data, label, data_lengths, label_lengths):

@@ -14,8 +14,6 @@ MXNet) and truncated to integers.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ...base import MXAsyncError
 from ..functional import FunctionalProperty, defop
 from ..params import OpParam, Shape
@@ -74,38 +72,41 @@ class _ScatterNDProperty(FunctionalProperty):
         return [t] * len(vals) + [i], [t], []
 
 
-def _index(op, idx, shape, drop: bool):
-    """Integer index arrays from ``idx`` (M, ...): negatives wrap; out of range raises, or is dropped (``drop``)."""
-    idx = idx.astype(np.int64) if hasattr(idx, "astype") else np.asarray(idx, np.int64)
+def _index(xp, op, idx, shape, drop: bool):
+    """Integer index arrays from ``idx`` (M, ...): negatives wrap; out of range raises, or is dropped (``drop``).
+
+    Everything stays in ``xp`` (CuPy refuses numpy operands: the bounds live on the device too).
+    """
+    idx = idx.astype("int64") if hasattr(idx, "astype") else xp.asarray(idx, "int64")
     m = idx.shape[0]
-    dims = np.asarray(shape[:m], np.int64).reshape((m,) + (1,) * (idx.ndim - 1))
+    dims = xp.asarray([int(d) for d in shape[:m]], dtype="int64").reshape((m,) + (1,) * (idx.ndim - 1))
     if drop:  # scatter_nd writes only indices within [0, dim) (MXNet drops the others, negatives included)
         keep = ((idx >= 0) & (idx < dims)).all(axis=0)
         return tuple(idx), keep
     bad = (idx < -dims) | (idx >= dims)
-    if bad.any():
-        k = np.argwhere(bad)[0]
-        raise MXAsyncError(f"{op}: index {int(idx[tuple(k)])} is out of bounds for axis {int(k[0])} with size "
+    if bool(bad.any()):
+        k = [int(v) for v in xp.argwhere(bad)[0]]
+        raise MXAsyncError(f"{op}: index {int(idx[tuple(k)])} is out of bounds for axis {k[0]} with size "
                            f"{int(shape[k[0]])} (indices of shape {tuple(idx.shape)}, data {tuple(shape)})")
     return tuple(idx % dims), None
 
 
 def _gather(xp, p, data, idx):
-    ix, _ = _index("gather_nd", idx, data.shape, drop=False)
+    ix, _ = _index(xp, "gather_nd", idx, data.shape, drop=False)
     out = data[ix]
     return out.reshape(out.shape or (1,))
 
 
 def _gather_bwd(xp, p, og, ins, outs):
     data, idx = ins
-    ix, _ = _index("gather_nd", idx, data.shape, drop=False)
+    ix, _ = _index(xp, "gather_nd", idx, data.shape, drop=False)
     g = xp.zeros(data.shape, dtype=og[0].dtype)
     xp.add.at(g, ix, og[0].reshape(idx.shape[1:] + data.shape[idx.shape[0]:]))  # duplicates add up
     return [g, None]
 
 
 def _scatter_into(xp, out, vals, idx, op):
-    ix, keep = _index(op, idx, out.shape, drop=True)
+    ix, keep = _index(xp, op, idx, out.shape, drop=True)
     vals = vals.reshape(idx.shape[1:] + out.shape[idx.shape[0]:])
     if not keep.all():
         ix = tuple(i[keep] for i in ix)
@@ -116,7 +117,7 @@ def _scatter_into(xp, out, vals, idx, op):
 
 def _picked(xp, og, idx, shape, op):
     """``og`` at the (kept) indices, zero where an index was dropped: the gradient of what was scattered."""
-    ix, keep = _index(op, idx, shape, drop=True)
+    ix, keep = _index(xp, op, idx, shape, drop=True)
     safe = tuple(xp.where(keep, i, 0) for i in ix)
     g = og[safe]
     mask = keep.reshape(keep.shape + (1,) * (g.ndim - keep.ndim))
