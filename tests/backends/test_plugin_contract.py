@@ -214,3 +214,30 @@ def test_setitem_across_devices_goes_through_the_devices_copies(example_plugin):
     dev[0:1] = mx.nd.array([[7.0, 8.0]])
     assert dev.asnumpy().tolist() == [[7, 8], [0, 0]]
     assert stats.get("copy_from_host") == 1
+
+
+def test_register_override_is_the_same_seam_as_backend_overrides(clean_registry):
+    from mxasync.operator import register_override
+    from mxasync.operator import registry as op_registry
+
+    b = _ctx_backend("contract_f", relu=lambda xp, params, x: xp.full_like(x, 7.0))
+    register_override("relu", b.name, lambda xp, params, x: xp.full_like(x, 5.0))
+    register_override("exp", b.name, lambda xp, params, x: xp.full_like(x, 3.0))
+    try:
+        x = mx.nd.array([1.0, -1.0], ctx=mx.device("contract_f"))
+        assert mx.nd.relu(x).asnumpy().tolist() == [7.0, 7.0]  # the backend's own table wins
+        assert mx.nd.exp(x).asnumpy().tolist() == [3.0, 3.0]
+    finally:
+        op_registry._OVERRIDES.pop(("relu", b.name))
+        op_registry._OVERRIDES.pop(("exp", b.name))
+
+
+def test_operator_code_reaches_the_numpy_backend_in_one_place():
+    """Backend kernels go through the override seam; the host-array services (BLAS, kernel threads)
+    the generic kernels use on numpy arrays are imported in operator/kernels/_host.py only."""
+    import pathlib
+
+    root = pathlib.Path(mx.__file__).parent / "operator"
+    importers = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
+                       if "backends.numpy" in p.read_text() and "import" in p.read_text())
+    assert importers == ["kernels/_host.py"]

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy
 
-from ...backends.numpy import parallel
+from ._host import parallel
 
 __all__ = ["blocked", "block_size", "BLOCK_BYTES"]
 

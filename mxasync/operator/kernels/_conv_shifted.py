@@ -23,7 +23,7 @@ import itertools
 
 import numpy
 
-from ...backends.numpy.blas import matmul_into_rows
+from ._host import matmul_into_rows
 from ._util import Array, Shape, pad_spatial, prod
 
 #: ``C / groups`` below which the per-offset GEMMs (their inner dimension) are too thin to pay.

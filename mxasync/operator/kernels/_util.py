@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy
 
-from ...backends.numpy import parallel
-from ...backends.numpy.blas import matmul as _engine_matmul
+from ._host import matmul as _engine_matmul
+from ._host import parallel
 
 Array = Any  # numpy.ndarray or cupy.ndarray
 Shape = tuple[int, ...]

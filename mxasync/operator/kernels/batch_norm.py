@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy
 
-from ...backends.numpy import parallel
+from ._host import parallel
 from ._util import Array
 
 
