@@ -10,8 +10,56 @@ stays fast), and each subpackage loads on first use (``mx.nd``, ``mx.gluon``, ..
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:  # what the lazy loading below gives, spelled out for type checkers and editors
+    from . import (
+        attribute,
+        autograd,
+        backends,
+        callback,
+        context,
+        contrib,
+        engine,
+        executor,
+        gluon,
+        image,
+        initializer,
+        io,
+        kvstore,
+        lr_scheduler,
+        metric,
+        model,
+        module,
+        monitor,
+        name,
+        ndarray,
+        operator,
+        optimizer,
+        profiler,
+        random,
+        recordio,
+        registry,
+        rnn,
+        symbol,
+        test_utils,
+        util,
+        viz,
+    )
+    from . import image as img
+    from . import initializer as init
+    from . import kvstore as kv
+    from . import module as mod
+    from . import monitor as mon
+    from . import ndarray as nd
+    from . import optimizer as opt
+    from . import symbol as sym
+    from .base import MXAsyncError, MXNetError
+    from .context import Context, cpu, cpu_pinned, cpu_shared, current_context, device, gpu, num_gpus
+    from .symbol.naming import AttrScope
+    from .util import is_np_shape, np_shape, set_np_shape
 
 _SUBMODULES = (
     "autograd", "backends", "callback", "context", "contrib", "engine", "executor", "gluon", "image",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..operator.registry import list_ops
 from .register import make_function
 
@@ -15,3 +17,7 @@ del _name
 from .contrib_extra import isfinite, isinf, isnan, rand_zipfian  # noqa: E402 - MXNet's Python-level ones
 
 __all__ += ["isinf", "isfinite", "isnan", "rand_zipfian"]
+
+
+if TYPE_CHECKING:  # the functions made from the registry above, as type checkers see them
+    def __getattr__(name: str) -> Any: ...

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..operator.registry import list_ops
 from .register import make_function
 
@@ -10,3 +12,7 @@ __all__ = sorted(n[len("_image_"):] for n in list_ops(include_aliases=True) if n
 for _name in __all__:
     globals()[_name] = make_function("_image_" + _name)
 del _name
+
+
+if TYPE_CHECKING:  # the functions made from the registry above, as type checkers see them
+    def __getattr__(name: str) -> Any: ...

@@ -12,6 +12,8 @@ True
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ..base import MXAsyncError
@@ -174,3 +176,7 @@ _PDF = ("uniform", "normal", "gamma", "exponential", "poisson", "negative_binomi
 for _d in _PDF:
     globals()[f"pdf_{_d}"] = _make_op_function(f"_random_pdf_{_d}")
 __all__ += [f"pdf_{_d}" for _d in _PDF]
+
+
+if TYPE_CHECKING:  # the functions made from the registry above, as type checkers see them
+    def __getattr__(name: str) -> Any: ...

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..operator.registry import list_ops
 from .register import make_function
 
@@ -15,3 +17,7 @@ del _name
 from .contrib_extra import rand_zipfian  # noqa: E402 - MXNet's Python-level one
 
 __all__ += ["rand_zipfian"]
+
+
+if TYPE_CHECKING:  # the functions made from the registry above, as type checkers see them
+    def __getattr__(name: str) -> Any: ...

@@ -12,7 +12,7 @@ and dtype of ``data``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..base import MXAsyncError
 from .register import create
@@ -147,3 +147,7 @@ _PDF = ("uniform", "normal", "gamma", "exponential", "poisson", "negative_binomi
 for _d in _PDF:
     globals()[f"pdf_{_d}"] = _make_op_function(f"_random_pdf_{_d}")
 __all__ += [f"pdf_{_d}" for _d in _PDF]
+
+
+if TYPE_CHECKING:  # the functions made from the registry above, as type checkers see them
+    def __getattr__(name: str) -> Any: ...
