@@ -12,6 +12,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from . import _seams
+
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # what the lazy loading below gives, spelled out for type checkers and editors
@@ -60,6 +62,12 @@ if TYPE_CHECKING:  # what the lazy loading below gives, spelled out for type che
     from .context import Context, cpu, cpu_pinned, cpu_shared, current_context, device, gpu, num_gpus
     from .symbol.naming import AttrScope
     from .util import is_np_shape, np_shape, set_np_shape
+
+# The modules that install the seams lower layers call up through (mxasync/_seams.py): a seam used
+# before its layer was imported loads it then.
+_seams.recorder.provider = f"{__name__}.autograd"
+_seams.executor.provider = f"{__name__}.executor"
+_seams.wrap_array.provider = f"{__name__}.ndarray"
 
 _SUBMODULES = (
     "autograd", "backends", "callback", "context", "contrib", "engine", "executor", "gluon", "image",

@@ -17,8 +17,8 @@ variables' ``.grad``.  See ``docs/autograd.md``.
 
 from __future__ import annotations
 
-from . import state
-from .state import (
+from ..ndarray import _recording as state  # the flags live below NDArray; this is their public face
+from ..ndarray._recording import (
     is_recording,
     is_training,
     pause,
@@ -28,10 +28,10 @@ from .state import (
     set_training,
     train_mode,
 )
-
-# the tape and backward build on NDArray, whose op calls import ``state`` from here: they load on first use
-_LATE = {"backward": "backprop", "grad": "backprop", "Function": "function", "get_symbol": "function",
-         "mark_variables": "tape"}
+from . import recorder as _recorder  # noqa: F401 - installs the recorder NDArray calls
+from .backprop import backward, grad
+from .function import Function
+from .tape import mark_variables
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
            "set_training", "backward", "grad", "mark_variables", "state", "Function", "get_symbol", "NDArray",
@@ -39,20 +39,17 @@ __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_
 
 
 def __getattr__(name: str):
-    if name in _LATE:
-        import importlib
-
-        value = getattr(importlib.import_module(f"{__name__}.{_LATE[name]}"), name)
-        globals()[name] = value
-        return value
     # ``from mxnet.autograd import *`` also hands out NDArray, Symbol and array (MXNet's module imports
-    # them; its tests rely on it); the symbol layer loads after this package, so look them up late
+    # them; its tests rely on it), and MXNet keeps get_symbol here although it builds a Symbol: the
+    # symbol layer sits above this one, so this face looks them up on first use (tests/test_layering.py
+    # allows exactly this)
     if name in ("NDArray", "array"):
         from .. import ndarray
 
         return getattr(ndarray, name)
-    if name == "Symbol":
-        from ..symbol import Symbol
+    if name in ("Symbol", "get_symbol"):
+        from .. import symbol
+        from ..symbol.recorded import get_symbol
 
-        return Symbol
+        return symbol.Symbol if name == "Symbol" else get_symbol
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,13 +23,13 @@ from __future__ import annotations
 from contextlib import nullcontext
 
 from ..base import MXAsyncError
+from ..ndarray import _recording as state
 from ..ndarray.invoke import INLINE_ELEMENTS, _xp
 from ..ndarray.ndarray import NDArray, _empty, ones, zeros
 from ..operator import OpContext, OpReqType
 from ..operator.base import ADD_TO, NULL, WRITE_TO, placeholder
 from ..runtime.engine import Engine
 from ..runtime.resource import ResourceManager
-from . import state
 from .higher_order import ND, LinearBackward, NonDifferentiable, rule_for
 from .tape import Entry, Node
 

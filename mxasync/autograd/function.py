@@ -1,5 +1,4 @@
-"""``mx.autograd.Function``: a differentiable function written in Python with NDArray ops, and
-``get_symbol``: the recorded graph of an array as a Symbol.
+"""``mx.autograd.Function``: a differentiable function written in Python with NDArray ops.
 
 >>> import mxasync as mx
 >>> class Square(mx.autograd.Function):
@@ -19,11 +18,11 @@
 from __future__ import annotations
 
 from ..base import MXAsyncError
+from ..ndarray import _recording as state
 from ..ndarray.ndarray import NDArray
-from . import state
 from .tape import Entry, Node
 
-__all__ = ["Function", "get_symbol"]
+__all__ = ["Function"]
 
 
 class _FunctionProp:
@@ -100,38 +99,3 @@ def run_backward(node, out_grads: list) -> list:
             raise MXAsyncError(f"{type(fn).__name__}.backward: gradient {k} must be an NDArray of shape "
                                f"{x.shape}, got {getattr(g, 'shape', type(g).__name__)}")
     return grads
-
-
-def get_symbol(x: NDArray):
-    """The recorded computation of ``x`` as a Symbol; its variables are the graph's leaves
-    (``var0``, ``var1``, ... in order of first use)."""
-    from ..symbol import Variable
-    from ..symbol.register import create
-
-    if x._ag is None:
-        raise MXAsyncError("get_symbol: the array is not in a computational graph (record it under "
-                           "autograd.record() from inputs with attach_grad())")
-    leaves: dict[int, object] = {}
-    built: dict[int, object] = {}
-
-    def leaf(key: int):
-        if key not in leaves:
-            leaves[key] = Variable(f"var{len(leaves)}")
-        return leaves[key]
-
-    def symbol_of(arr: NDArray, e):
-        if e is None or e.node is None:
-            return leaf(id(e) if e is not None else id(arr))
-        node = e.node
-        sym = built.get(id(node))
-        if sym is None:
-            if node.freed:
-                raise MXAsyncError("get_symbol: the graph was freed by backward (pass retain_graph=True)")
-            if isinstance(node.prop, _FunctionProp):
-                raise MXAsyncError(f"get_symbol: {node.prop.label} has no symbolic form")
-            ins = [symbol_of(a, ie) for a, ie in zip(node.inputs, node.in_ag, strict=True)]
-            ins += [leaf(id(a)) for a in node.aux]
-            sym = built[id(node)] = create(node.prop.op_name, ins, node.prop.params.to_strings(only_set=True))
-        return sym[e.index] if len(sym.list_outputs()) > 1 else sym
-
-    return symbol_of(x, x._ag)

@@ -19,17 +19,13 @@ recorded only when one of its inputs has an entry, so constants cost nothing.
 from __future__ import annotations
 
 import itertools
-import sys
-
-import numpy as np
 
 from ..base import MXAsyncError
-from ..ndarray import invoke as _invoke_module
+from ..ndarray import _recording as state
 from ..ndarray.ndarray import NDArray, zeros
 from ..operator import OpReqType
-from . import state
 
-__all__ = ["Entry", "Node", "mark_variables", "attach_grad", "record_op", "check_out"]
+__all__ = ["Entry", "Node", "mark_variables", "attach_grad", "record_op"]
 
 _seq = itertools.count()
 
@@ -113,112 +109,3 @@ def record_op(prop, ctx, args, aux, outputs, is_train) -> None:
     for k, o in enumerate(outputs):
         o._ag = Entry(node, k)
     state.current_tape().append(node)
-
-
-def _in_graph_error(what: str) -> MXAsyncError:
-    return MXAsyncError(f"{what}: assigning to an NDArray that is already in a computational graph while "
-                        "recording would make its gradients wrong; call backward first to clear the graph, "
-                        "write outside autograd.record(), or write into a detach()ed copy")
-
-
-def check_out(prop, out) -> None:
-    """The in-place guard of ``out=`` while recording (MXNet raises the same error)."""
-    for o in out if isinstance(out, (list, tuple)) else (out,):
-        if isinstance(o, NDArray) and o._ag is not None:
-            raise _in_graph_error(prop.label)
-
-
-def check_write(arr: NDArray, what: str) -> None:
-    """The in-place guard of ``x[...] = v`` and ``copyto(x)``."""
-    if arr._ag is not None and state.is_recording():
-        raise _in_graph_error(what)
-
-
-def check_inplace(value, what: str) -> None:
-    """Writing an array that is in the graph into another one in place (``x[i] = y``, ``x += y``)
-    while recording: MXNet records no such op and refuses it with this message."""
-    if isinstance(value, NDArray) and value._ag is not None and state.is_recording():
-        raise MXAsyncError(f"{what}: Inplace operations (+=, -=, x[:]=, etc) are not supported when recording "
-                           "with autograd; write out-of-place (z = x + y) or outside autograd.record()")
-
-
-# -- views of recorded arrays become ops, so their gradients flow ----------
-def reshape(arr: NDArray, shape: tuple) -> NDArray:
-    return _invoke_module.invoke("Reshape", [arr], shape=tuple(shape))
-
-
-def _is_advanced(key) -> bool:
-    keys = key if isinstance(key, tuple) else (key,)
-    return any(isinstance(k, (list, tuple, np.ndarray)) for k in keys)
-
-
-def _advanced(arr: NDArray, key) -> NDArray:
-    """Advanced (and mixed) indexing of a recorded array as ``take`` from the flattened array.
-
-    numpy indexes an ``arange`` of the flat positions with the very key, which gives both the
-    result's shape and the positions each element comes from, whatever mix of ints, slices,
-    None and index arrays the key holds; ``take``'s gradient scatters back (adding repeats).
-    """
-    if any(getattr(k, "dtype", np.dtype(np.int64)).kind not in "iub"
-           for k in (key if isinstance(key, tuple) else (key,)) if isinstance(k, np.ndarray)):
-        raise MXAsyncError(f"autograd: only integer index arrays are differentiable, got {key!r}")
-    try:
-        pos = np.arange(arr.size, dtype=np.int64).reshape(arr.shape)[key]
-    except IndexError as err:
-        raise MXAsyncError(f"autograd: index {key!r} for an array of shape {arr.shape}: {err}") from None
-    indices = _invoke_module._empty(pos.shape or (1,), np.int64, arr.context)
-    indices[:] = pos.reshape(pos.shape or (1,))
-    flat = reshape(arr, (-1,)) if arr.ndim != 1 else arr
-    return _invoke_module.invoke("take", [flat, indices], axis=0, mode="clip")
-
-
-def getitem(arr: NDArray, key) -> NDArray:
-    """Indexing of a recorded array as differentiable ops: basic indexing (ints, slices, None,
-    Ellipsis) as ``slice`` + ``Reshape``, advanced indexing as ``take`` (see :func:`_advanced`)."""
-    if _is_advanced(key):
-        return _advanced(arr, key)
-    keys = key if isinstance(key, tuple) else (key,)
-    if any(k is None for k in keys):
-        # new axes (None) only add size-1 dimensions: index without them, then reshape to numpy's shape
-        shape = np.broadcast_to(np.empty((), dtype=np.bool_), arr.shape)[keys].shape or (1,)
-        stripped = tuple(k for k in keys if k is not None)
-        return reshape(getitem(arr, stripped if stripped else slice(None)), shape)
-    if sum(k is Ellipsis for k in keys) > 1:
-        raise MXAsyncError(f"autograd: an index can have only one Ellipsis, got {key!r}")
-    if Ellipsis in keys:
-        i = keys.index(Ellipsis)
-        keys = keys[:i] + (slice(None),) * (arr.ndim - len(keys) + 1) + keys[i + 1:]
-    if len(keys) > arr.ndim:
-        raise MXAsyncError(f"autograd: too many indices {key!r} for an array of shape {arr.shape}")
-    begin, end, step, shape = [], [], [], []
-    for d, k in enumerate(keys):
-        n = arr.shape[d]
-        if isinstance(k, slice):
-            b, e, s = k.indices(n)
-            begin.append(b)
-            end.append(e if e >= 0 else None)
-            step.append(s)
-            shape.append(len(range(b, e, s)))
-        else:
-            k = int(k)
-            if not -n <= k < n:
-                raise MXAsyncError(f"index {k} is out of bounds for axis {d} with size {n}")
-            k %= n
-            begin.append(k)
-            end.append(k + 1)
-            step.append(1)
-    shape += list(arr.shape[len(keys):])
-    out = _invoke_module.invoke("slice", [arr], begin=tuple(begin), end=tuple(end), step=tuple(step))
-    shape = tuple(shape) or (1,)
-    return out if out.shape == shape else reshape(out, shape)
-
-
-def astype(arr: NDArray, dtype) -> NDArray:
-    return _invoke_module.invoke("Cast", [arr], dtype=np.dtype(dtype).name)
-
-
-def copy(arr: NDArray) -> NDArray:
-    return _invoke_module.invoke("_copy", [arr])
-
-
-_invoke_module._record_hook = sys.modules[__name__]  # invoke() calls record_op/check_out through it

@@ -261,7 +261,7 @@ class Trainer:
             data = param._check_and_get(param._data, list)
             if not ignore_stale_grad:
                 for arr in data:
-                    if not _fresh(arr):
+                    if not arr._fresh_grad:
                         raise UserWarning(
                             f"Gradient of Parameter `{param.name}` on context {arr.context} has not been updated by "
                             "backward since last `step`. This could mean a bug in your model that made it only use "
@@ -273,7 +273,7 @@ class Trainer:
                     _set_fresh(arr, False)
                 continue
             for upd, arr, grad in zip(updates, data, param.list_grad(), strict=True):
-                if not ignore_stale_grad or _fresh(arr):
+                if not ignore_stale_grad or arr._fresh_grad:
                     upd.append((i, grad, arr))
                     _set_fresh(arr, False)
         if on_kv:
@@ -311,11 +311,6 @@ class Trainer:
         self._optimizer.param_dict = dict(enumerate(self._params))
 
 
-def _fresh(arr) -> bool:
-    e = arr._ag
-    return e is not None and getattr(e, "fresh", False)
-
-
 def _set_fresh(arr, value: bool) -> None:
-    if arr._ag is not None:
-        arr._ag.fresh = value
+    if arr.grad is not None:  # an autograd variable (its flag is NDArray._fresh_grad)
+        arr._fresh_grad = value

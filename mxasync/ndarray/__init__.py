@@ -1,5 +1,6 @@
 """``mx.nd``: asynchronous NDArrays and one function per registered op."""
 
+from .. import _seams
 from . import _internal, contrib, image, linalg, random
 from .fluent import attach as _attach_fluent_methods
 from .functions import *  # noqa: F403 - MXNet's Python-level functions (maximum, add, moveaxis, ...)
@@ -33,14 +34,9 @@ _attach_interop(NDArray)
 
 
 def __getattr__(name: str):
-    # mx.nd.CachedOp runs a Symbol's graph on an Executor, so it lives in the executor layer
-    # (mxasync/executor/cached_op.py), which this package must not import when it loads. It is
-    # resolved here on first access instead of being registered by the symbol layer when that
-    # loads: mxasync imports its subpackages lazily, so a registered name would exist or not
-    # depending on what the program happened to import first.
+    # mx.nd.CachedOp runs a Symbol's graph on an Executor, a layer above this one: it comes through the
+    # executor seam (mxasync/_seams.py), which loads the executor on first use
     if name == "CachedOp":
-        from ..executor.cached_op import CachedOp
-
-        globals()[name] = CachedOp
-        return CachedOp
+        value = globals()[name] = _seams.executor.get().CachedOp
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

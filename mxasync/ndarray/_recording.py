@@ -1,11 +1,16 @@
-"""Recording and training flags, per thread (``mx.autograd.record()`` and friends).
+"""Recording and training flags, per thread, and the one seam to autograd's recorder.
 
-This module imports nothing from mxasync, so :mod:`mxasync.ndarray` can read it
-on its hot path.  ``active`` counts the threads whose recording or training
-flag is on: when it is 0 (the usual case outside ``record()``), an op call
-pays one module-attribute check and nothing else.
+NDArray and ``invoke`` read these flags on their hot path; ``mx.autograd`` exposes them
+(``mx.autograd.record()``, ``is_training()``, ...; ``mx.autograd.state`` is this module).
+``active`` counts the threads whose recording or training flag is on: when it is 0 (the
+usual case outside ``record()``), an op call pays one module-attribute check and nothing
+else.  What recording *does* (the tape, ``attach_grad``, ``backward``) is autograd's: it
+installs a :class:`Recorder` in :data:`mxasync._seams.recorder`, the only way this layer
+reaches it.  An array's ``_ag`` slot holds the recorder's entry for it (None: the array
+is in no graph); this layer reads only the entry's ``node`` (None for a variable),
+``grad`` and ``fresh`` attributes.
 
->>> from mxasync.autograd import state
+>>> from mxasync.ndarray import _recording as state
 >>> state.is_recording(), state.is_training()
 (False, False)
 >>> with state.record():
@@ -21,19 +26,40 @@ pays one module-attribute check and nothing else.
 
 from __future__ import annotations
 
-import sys
 import threading
 from contextlib import contextmanager
+from typing import Any, Protocol
+
+from .. import _seams
+from ..base import MXAsyncError
 
 __all__ = ["is_recording", "is_training", "set_recording", "set_training", "record", "pause", "train_mode",
-           "predict_mode", "active"]
+           "predict_mode", "active", "Recorder", "recorder"]
+
+
+class Recorder(Protocol):
+    """What NDArray asks of autograd (installed by ``mxasync.autograd``)."""
+
+    def record_op(self, prop: Any, ctx: Any, args: list, aux: list, outputs: list, is_train: bool) -> None:
+        """An op call made while recording: a node on the tape when an input is in a graph."""
+
+    def attach_grad(self, arr: Any, grad_req: str, stype: Any) -> None:
+        """``arr.attach_grad()``: a zero gradient buffer; the array becomes a variable."""
+
+    def backward(self, heads: list, head_grads: list | None, retain_graph: bool, train_mode: bool) -> None:
+        """``mx.autograd.backward``: push the backward of the heads' graph."""
+
+
+def recorder() -> Recorder:
+    """The installed recorder (loading autograd if nothing installed it yet)."""
+    return _seams.recorder.get()
 
 
 class _Flags(threading.local):
     recording = False
     training = False
     depth = 0      # nesting of record() scopes on this thread
-    tape = None    # the nodes recorded since the outermost record() began (see tape.py)
+    tape = None    # the nodes recorded since the outermost record() began (see mxasync/autograd/tape.py)
 
 
 _tls = _Flags()
@@ -44,9 +70,8 @@ active = 0
 
 def _set(recording: bool, training: bool) -> None:
     global active
-    if recording and "mxasync.autograd.tape" not in sys.modules:
-        # the tape installs invoke's record hook; it builds on NDArray, so it loads on the first recording
-        from . import tape  # noqa: F401
+    if recording and _seams.recorder.impl is None:
+        _seams.recorder.get()  # recording needs the tape: load autograd if this thread got here without it
     t = _tls
     was = t.recording or t.training
     now = recording or training
@@ -130,3 +155,31 @@ def current_tape():
     if t.tape is None:
         t.tape = []
     return t.tape
+
+
+# -- writes the recorded graph cannot follow (MXNet refuses them with these messages) ----------------
+def _in_graph_error(what: str) -> MXAsyncError:
+    return MXAsyncError(f"{what}: assigning to an NDArray that is already in a computational graph while "
+                        "recording would make its gradients wrong; call backward first to clear the graph, "
+                        "write outside autograd.record(), or write into a detach()ed copy")
+
+
+def check_out(prop, out) -> None:
+    """The in-place guard of ``out=`` while recording."""
+    for o in out if isinstance(out, (list, tuple)) else (out,):
+        if getattr(o, "_ag", None) is not None:
+            raise _in_graph_error(prop.label)
+
+
+def check_write(arr, what: str) -> None:
+    """The in-place guard of ``x[...] = v`` and ``copyto(x)``."""
+    if arr._ag is not None and _tls.recording:
+        raise _in_graph_error(what)
+
+
+def check_inplace(value, what: str) -> None:
+    """Writing an array that is in the graph into another one in place (``x[i] = y``, ``x += y``)
+    while recording: MXNet records no such op and refuses it with this message."""
+    if getattr(value, "_ag", None) is not None and _tls.recording:
+        raise MXAsyncError(f"{what}: Inplace operations (+=, -=, x[:]=, etc) are not supported when recording "
+                           "with autograd; write out-of-place (z = x + y) or outside autograd.record()")

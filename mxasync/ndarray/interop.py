@@ -15,6 +15,7 @@ import ctypes
 
 import numpy as np
 
+from .. import _seams
 from ..base import MXAsyncError, MXAsyncValueError
 from ..runtime.context import Context
 from .chunk import Chunk
@@ -30,6 +31,9 @@ _GPU_DLPACK_DEVICE = 2  # kDLCUDA
 def _wrap(data, ctx: Context) -> NDArray:
     """An NDArray over ``data`` itself (no copy): a chunk of its own, so a fresh engine var."""
     return NDArray(Chunk(data, ctx), data)
+
+
+_seams.wrap_array.install(_wrap)  # what Python custom ops (operator/custom.py) wrap their buffers with
 
 
 # -- numpy protocol -----------------------------------------------------------

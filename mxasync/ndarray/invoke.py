@@ -15,7 +15,8 @@ from operator import attrgetter
 
 import numpy as np
 
-from ..autograd import state as _ag
+from .. import _seams
+from ..backends import get_backend
 from ..base import MXAsyncError
 from ..operator import OpContext
 from ..operator.base import WRITE_TO
@@ -25,6 +26,7 @@ from ..runtime.engine import Engine
 from ..runtime.resource import ResourceManager
 from ..runtime.run_context import RunContext
 from ..runtime.storage import Storage
+from . import _recording as _ag
 from .chunk import Chunk
 
 __all__ = ["invoke", "INLINE_ELEMENTS"]
@@ -120,7 +122,7 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
         is_train = is_train or t.training
         rec = t.recording
         if rec and out is not None:
-            _record_hook.check_out(prop, out)
+            _ag.check_out(prop, out)
     try:
         ctx = inputs[0]._ctx if inputs else (ctx or current_context())
         n_args = len(inputs) if opdef.key_var_num_args else len(prop.arguments)
@@ -139,7 +141,7 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
     if plan.op_ctx is not None and plan.simple and not aux and out is None and n_args == 2 and len(args) == 2:
         result = _binary_small(plan, args[0], args[1], ctx, is_train)
         if rec:
-            _record_hook.record_op(prop, ctx, args, aux, [result], is_train)
+            _RECORDER.impl.record_op(prop, ctx, args, aux, [result], is_train)
         return result
     fwd, req, resources = plan.fwd, plan.req, plan.resources
     in_data = list(map(_DATA, args))
@@ -165,7 +167,7 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
 
     _engine().push_sync(run, ctx, const_vars, mutate_vars, name=plan.name, inline=plan.inline)
     if rec:
-        _record_hook.record_op(prop, ctx, args, aux, outputs, is_train)
+        _RECORDER.impl.record_op(prop, ctx, args, aux, outputs, is_train)
     if out is not None:
         return out
     return outputs[0] if plan.visible == 1 else outputs[:plan.visible]
@@ -249,13 +251,13 @@ def _check_out(plan: _Plan, outputs: list) -> None:
 
 
 def _xp(ctx):
-    from ..backends import get_backend
-
     return get_backend(ctx.device_type).xp
 
 
-# set by ndarray.py once the class exists (it imports this module first)
-NDArray = None
-_empty = None
-# set by mxasync.autograd.tape: record_op(prop, ctx, args, aux, outputs, is_train) and check_out(prop, out)
-_record_hook = None
+# while recording (``_ag.active`` and this thread's flag), op calls go to autograd's recorder; turning
+# recording on installed it (see _recording.py)
+_RECORDER = _seams.recorder
+
+# ndarray.py imports this module at its end, once NDArray exists; the other way round, this import
+# comes after every name here is defined, so it works whichever module loads first
+from .ndarray import NDArray, _empty  # noqa: E402

@@ -18,14 +18,14 @@ from functools import partial
 
 import numpy as np
 
-from ..autograd import state as _ag_state
+from ..backends import get_backend
 from ..base import MXAsyncError, MXAsyncValueError
+from ..operator.tensor.shape import reshape_shape
 from ..runtime.context import Context
 from ..runtime.engine import Engine
 from ..runtime.run_context import FnProperty
-from . import invoke as _invoke_module
+from . import _recording
 from .chunk import Chunk, alloc_chunk
-from .invoke import INLINE_ELEMENTS, invoke, invoke_binary, invoke_scalar
 
 py_slice = slice  # MXNet's module-level name for the builtin (its functions shadow ``slice``)
 
@@ -37,8 +37,6 @@ _DEFAULT_DTYPE = np.dtype(np.float32)
 
 
 def _xp(ctx: Context):
-    from ..backends import get_backend
-
     return get_backend(ctx.device_type).xp
 
 
@@ -84,7 +82,7 @@ class NDArray:
         self._chunk = chunk
         self._data = data
         self._ctx = chunk.ctx
-        self._ag = None  # autograd: an Entry once attach_grad()ed or recorded (mxasync/autograd/tape.py)
+        self._ag = None  # the recorder's entry once attach_grad()ed or recorded (see _recording.py)
 
     # -- attributes --------------------------------------------------------
     @property
@@ -133,9 +131,7 @@ class NDArray:
     # -- autograd (mxasync/autograd) ---------------------------------------
     def attach_grad(self, grad_req: str = "write", stype=None) -> None:
         """Allocate a zero gradient buffer (``.grad``) and make this array an autograd variable."""
-        from ..autograd.tape import attach_grad
-
-        attach_grad(self, grad_req, stype)
+        _recording.recorder().attach_grad(self, grad_req, stype)
 
     @property
     def grad(self):
@@ -145,9 +141,7 @@ class NDArray:
 
     def backward(self, out_grad=None, retain_graph: bool = False, train_mode: bool = True) -> None:  # noqa: FBT001, FBT002
         """``mx.autograd.backward([self], [out_grad])``: fill the variables' ``.grad``."""
-        from ..autograd import backward
-
-        backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+        _recording.recorder().backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
 
     @property
     def _fresh_grad(self) -> bool:
@@ -167,7 +161,7 @@ class NDArray:
         return NDArray(self._chunk, self._data)
 
     def _recorded(self) -> bool:
-        return self._ag is not None and _ag_state.active and _ag_state._tls.recording
+        return self._ag is not None and _recording.active and _recording._tls.recording
 
     # -- sync points ------------------------------------------------------
     def wait_to_read(self) -> None:
@@ -235,8 +229,6 @@ class NDArray:
     # -- views and copies ---------------------------------------------------
     def reshape(self, *shape, **kwargs) -> NDArray:
         """A view with a new shape; MXNet's codes 0, -1, -2, -3, -4 and ``reverse=True`` are accepted."""
-        from ..operator.tensor.shape import reshape_shape
-
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         shape = kwargs.pop("shape", shape)
@@ -248,9 +240,7 @@ class NDArray:
         except MXAsyncError as e:  # MXNet's NDArray.reshape raises ValueError (ours is also an MXNetError)
             raise MXAsyncValueError(str(e)) from None
         if self._recorded():
-            from ..autograd import tape
-
-            return tape.reshape(self, target)
+            return _recorded.reshape(self, target)
         try:
             view = self._data.reshape(tuple(target))
         except ValueError:
@@ -270,9 +260,7 @@ class NDArray:
     def __getitem__(self, key) -> NDArray:
         key = _index_key(key)
         if self._recorded():
-            from ..autograd import tape
-
-            return tape.getitem(self, key)
+            return _recorded.getitem(self, key)
         if _is_basic(key):
             return NDArray(self._chunk, _basic_view(self._data, key))
         # advanced indexing copies, ordered after pending writes
@@ -289,11 +277,9 @@ class NDArray:
         return out
 
     def __setitem__(self, key, value) -> None:
-        if _ag_state.active and (self._ag is not None or getattr(value, "_ag", None) is not None):
-            from ..autograd import tape
-
-            tape.check_write(self, "__setitem__")
-            tape.check_inplace(value, "__setitem__")
+        if _recording.active and (self._ag is not None or getattr(value, "_ag", None) is not None):
+            _recording.check_write(self, "__setitem__")
+            _recording.check_inplace(value, "__setitem__")
         key = _index_key(key)
         target = self if key is None else (self[key] if _is_basic(key) else None)
         if target is None:
@@ -329,10 +315,8 @@ class NDArray:
         _push(fill, self._ctx, [], [self._chunk.var], "_set_value", target.size)
 
     def _scatter(self, key, value) -> None:
-        if self._ag is not None and _ag_state.active:
-            from ..autograd import tape
-
-            tape.check_write(self, "__setitem__")
+        if self._ag is not None and _recording.active:
+            _recording.check_write(self, "__setitem__")
         data = self._data
         val = value._data if isinstance(value, NDArray) else np.asarray(value, dtype=data.dtype)
         reads = [value._chunk.var] if isinstance(value, NDArray) else []
@@ -349,19 +333,15 @@ class NDArray:
         """Copy into ``other`` (an NDArray) or into a new array on ``other`` (a Context)."""
         if isinstance(other, Context):
             if other == self._ctx and self._recorded():
-                from ..autograd import tape
-
-                return tape.copy(self)
+                return _recorded.copy(self)
             dst = _empty(self.shape, self.dtype, other)
         elif isinstance(other, NDArray):
             if other.shape != self.shape:
                 raise MXAsyncError(f"copyto: shape {self.shape} into shape {other.shape}")
             if other._chunk is self._chunk and other._data is self._data:
                 return other
-            if other._ag is not None and _ag_state.active:
-                from ..autograd import tape
-
-                tape.check_write(other, "copyto")
+            if other._ag is not None and _recording.active:
+                _recording.check_write(other, "copyto")
             dst = other
         else:
             raise MXAsyncError(f"copyto: target must be an NDArray or a Context, got {type(other).__name__}")
@@ -382,9 +362,7 @@ class NDArray:
         if not copy and dtype == self._data.dtype:
             return self
         if self._recorded():
-            from ..autograd import tape
-
-            return tape.astype(self, dtype)
+            return _recorded.astype(self, dtype)
         out = _empty(self.shape, dtype, self._ctx)
         src, dst = self._data, out._data
 
@@ -465,10 +443,8 @@ class NDArray:
 
     def _inplace(self, other, op, scalar_op):
         if isinstance(other, NDArray):
-            if other._ag is not None and _ag_state.active:
-                from ..autograd import tape
-
-                tape.check_inplace(other, op)
+            if other._ag is not None and _recording.active:
+                _recording.check_inplace(other, op)
             return invoke(op, [self, other], out=self)
         return invoke(scalar_op, [self], out=self, scalar=float(other))
 
@@ -561,9 +537,6 @@ def _empty(shape, dtype, ctx: Context, op_output: bool = False) -> NDArray:
     return NDArray(chunk, chunk.base)
 
 
-_invoke_module.NDArray = NDArray
-_invoke_module._empty = _empty
-
 
 def waitall() -> None:
     """Block until every pushed op finished (``mx.nd.waitall``); raises the first unreported error."""
@@ -574,6 +547,9 @@ async def waitall_async() -> None:
     await _engine().wait_for_all_async()
 
 
-# the creation functions live in creation.py; these names stay importable from here (and NDArray's own
-# methods reach array() through them)
+# The modules below build NDArrays, so they import this one: they come last, once NDArray and _empty
+# exist (whichever of them is imported first, each finds what it needs).  The creation functions stay
+# importable from here (and NDArray's own methods reach array() through them).
+from . import _recorded  # noqa: E402 - views as ops while recording
 from .creation import arange, array, empty, full, ones, ones_like, zeros, zeros_like  # noqa: E402
+from .invoke import INLINE_ELEMENTS, invoke, invoke_binary, invoke_scalar  # noqa: E402

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from pydantic import ConfigDict, Field, model_validator
 
+from .. import _seams
 from ..base import MXAsyncError
 from .base import Operator, OperatorProperty
 from .params import OpParam
@@ -233,9 +234,9 @@ def _run(scope_name: str, ctx, call, written) -> None:
 
     The ops it pushes are profiled in the op's scope (``MyOp::_zeros``), its own time as ``MyOp::pure_python``.
     """
-    from ..ndarray.interop import _wrap
     from ..runtime.profiler import CUSTOM_OP_DOMAIN, current, scope
 
+    wrap = _seams.wrap_array.get()  # the NDArray layer's, installed from above
     wrapped: dict[int, Any] = {}
 
     def w(arrays):
@@ -243,7 +244,7 @@ def _run(scope_name: str, ctx, call, written) -> None:
         for a in arrays:
             nd = wrapped.get(id(a))
             if nd is None:
-                nd = wrapped[id(a)] = _wrap(a, ctx)
+                nd = wrapped[id(a)] = wrap(a, ctx)
             out.append(nd)
         return out
 

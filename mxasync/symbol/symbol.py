@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _seams
 from ..base import MXAsyncError
 from .arith import ArithMixin
 from .node import Node, hide_keys, is_hidden, shown_attrs, topo_order
@@ -250,9 +251,7 @@ class Symbol(ArithMixin):
     def simple_bind(self, ctx, grad_req="write", type_dict=None, group2ctx=None, shared_arg_names=None,
                     shared_exec=None, shared_buffer=None, **kwargs):
         """Infer shapes from ``kwargs``, allocate every array and bind (see :mod:`mxasync.executor`)."""
-        from ..executor.bind import simple_bind
-
-        return simple_bind(self, ctx, grad_req=grad_req, type_dict=type_dict, shared_exec=shared_exec,
+        return _seams.executor.get().simple_bind(self, ctx, grad_req=grad_req, type_dict=type_dict, shared_exec=shared_exec,
                            group2ctx=group2ctx, **kwargs)
 
     _simple_bind = simple_bind
@@ -260,9 +259,7 @@ class Symbol(ArithMixin):
     def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
              shared_exec=None):
         """Bind given arrays (lists in ``list_arguments()`` order or dicts by name)."""
-        from ..executor.bind import bind
-
-        return bind(self, ctx, args, args_grad=args_grad, grad_req=grad_req, aux_states=aux_states)
+        return _seams.executor.get().bind(self, ctx, args, args_grad=args_grad, grad_req=grad_req, aux_states=aux_states)
 
     _bind = bind
 
