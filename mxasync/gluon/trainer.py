@@ -20,41 +20,14 @@ fused ``multi_sgd_[mom_]update`` ops.
 
 from __future__ import annotations
 
-import os
-
-import numpy as np
-
 from .. import optimizer as opt
 from ..atomic import write_file
 from ..kvstore import KVStoreBase
 from ..kvstore import create as kv_create
+from ..kvstore.training import create_kvstore
 from .parameter import Parameter, ParameterDict
 
 __all__ = ["Trainer"]
-
-_LARGE_PARAM = 1024 * 1024 * 16  # MXNet updates on the workers when a 'local' store holds anything bigger
-
-
-def _create_kvstore(kvstore, num_device: int, arg_arrays: dict):
-    """``(store or None, update_on_kvstore)`` for a ``kvstore`` argument (MXNet's model._create_kvstore)."""
-    update_on_kvstore = bool(int(os.getenv("MXNET_UPDATE_ON_KVSTORE", "1")))
-    if kvstore is None:
-        kv = None
-    elif isinstance(kvstore, KVStoreBase):
-        kv = kvstore
-    elif isinstance(kvstore, str):
-        if num_device == 1 and "dist" not in kvstore:
-            kv = None
-        else:
-            kv = kv_create(kvstore)
-            if kvstore == "local" and arg_arrays and \
-                    max(int(np.prod(a.shape)) for a in arg_arrays.values()) > _LARGE_PARAM:
-                update_on_kvstore = False
-    else:
-        raise TypeError("kvstore must be KVStore, str or None")
-    if kv is None:
-        return None, False
-    return kv, update_on_kvstore and kv.is_capable("optimizer")
 
 
 class Trainer:
@@ -155,7 +128,7 @@ class Trainer:
             if config["update_on_kvstore"] is False:
                 raise ValueError("Cannot set update_on_kvstore=False when sparse weights are present.")
         elif self._contains_sparse_grad:
-            kvstore, _ = _create_kvstore(config["kvstore"], len(self._contexts), arg_arrays)
+            kvstore, _ = create_kvstore(config["kvstore"], len(self._contexts), arg_arrays)
             self._distributed = "dist" in kvstore.type if kvstore else False
             update_on_kvstore = self._distributed
             if config["update_on_kvstore"] is not None:
@@ -164,7 +137,7 @@ class Trainer:
                                      "are present.")
                 update_on_kvstore = config["update_on_kvstore"]
         else:
-            kvstore, update_on_kvstore = _create_kvstore(config["kvstore"], len(self._contexts), arg_arrays)
+            kvstore, update_on_kvstore = create_kvstore(config["kvstore"], len(self._contexts), arg_arrays)
             self._distributed = "dist" in kvstore.type if kvstore else False
             if self._distributed and "async" in kvstore.type:
                 update_on_kvstore = True

@@ -21,13 +21,14 @@ from collections.abc import Sequence
 from ..atomic import write_file
 from ..base import MXAsyncError, MXAsyncKeyError
 from ..io.base import DataDesc
+from ..kvstore.training import create_kvstore
 from ..model import load_checkpoint
 from ..model import save_checkpoint as _save_checkpoint
 from ..ndarray import zeros
 from ..runtime.context import Context, cpu
 from .base_module import DEFAULT_INIT, BaseModule, resolve_initializer
 from .executor_group import DataParallelExecutorGroup, as_descs
-from .param_update import create_kvstore, initialize_kvstore, update_params, update_params_on_kvstore
+from .param_update import initialize_kvstore, update_params, update_params_on_kvstore
 
 __all__ = ["Module"]
 

@@ -10,37 +10,11 @@ forward pass) go first.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
-import numpy as np
-
 from ..kvstore import KVStoreBase
-from ..kvstore import create as kv_create
 
-__all__ = ["create_kvstore", "initialize_kvstore", "update_params_on_kvstore", "update_params"]
-
-_LARGE_PARAM = 1024 * 1024 * 16  # MXNet updates on the workers when a 'local' store holds anything bigger
-
-
-def create_kvstore(kvstore, num_device: int, arg_params: dict) -> tuple[KVStoreBase | None, bool]:
-    """``(store or None, update_on_kvstore)`` for a ``kvstore`` argument (a type name, a store or None)."""
-    update_on_kvstore = bool(int(os.environ.get("MXNET_UPDATE_ON_KVSTORE", "1")))
-    if kvstore is None:
-        kv = None
-    elif isinstance(kvstore, KVStoreBase):
-        kv = kvstore
-    elif isinstance(kvstore, str):
-        if num_device == 1 and "dist" not in kvstore:
-            kv = None  # nothing to aggregate
-        else:
-            kv = kv_create(kvstore)
-            if kvstore == "local" and arg_params:
-                largest = max(int(np.prod(p.shape)) for p in arg_params.values())
-                update_on_kvstore = update_on_kvstore and largest <= _LARGE_PARAM
-    else:
-        raise TypeError(f"kvstore must be a KVStore, a str or None, got {type(kvstore).__name__}")
-    return kv, (kv is not None and update_on_kvstore)
+__all__ = ["initialize_kvstore", "update_params_on_kvstore", "update_params"]
 
 
 def initialize_kvstore(kvstore: KVStoreBase, param_arrays: Sequence[Sequence], arg_params: dict,
