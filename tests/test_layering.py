@@ -28,9 +28,9 @@ PACKAGE = Path(mxasync.__file__).parent
 LAYERS = {
     # foundations every layer may use: errors, the class registry, atomic files, the seams' slots
     "base": 0, "registry": 0, "atomic": 0, "_seams": 0,
-    "runtime": 1, "context": 1, "engine": 1, "profiler": 1,     # the last three re-export runtime
+    "runtime": 1, "engine": 1, "profiler": 1,                  # the last two re-export runtime
     "util": 1,                                                  # env and np-shape helpers; counts GPUs
-    "backends": 2,
+    "backends": 2, "context": 2,          # mx.context: runtime's contexts, with the backends' device types
     "operator": 3,
     "ndarray": 4, "random": 4,                                  # mx.random samples NDArrays
     "autograd": 5,
