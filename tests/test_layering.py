@@ -41,7 +41,8 @@ LAYERS = {
     "initializer": 8, "metric": 8, "callback": 8, "monitor": 8, "model": 8, "rnn": 8,
     "gluon": 9,
     # front ends over everything: AMP, the test helpers, the command line and its training jobs
-    "contrib": 10, "test_utils": 10, "tools": 10, "train": 10, "cli": 10,
+    "contrib": 10, "test_utils": 10, "tools": 10, "train": 10, "cli": 10, "__main__": 10,
+    "mxnet_alias": 10,                                          # `import mxnet` answered with mxasync
 }
 
 #: (importing module, imported module) pairs allowed to point up, each with its reason
