@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # what the lazy loading below gives, spelled out for type che
         monitor,
         name,
         ndarray,
+        onnx,
         operator,
         optimizer,
         profiler,
@@ -72,7 +73,7 @@ _seams.wrap_array.provider = f"{__name__}.ndarray"
 _SUBMODULES = (
     "autograd", "backends", "callback", "context", "contrib", "engine", "executor", "gluon", "image",
     "initializer", "io", "kvstore", "lr_scheduler", "metric", "model", "module", "monitor", "ndarray", "operator",
-    "optimizer", "profiler", "random", "recordio", "rnn", "symbol", "test_utils", "util", "viz",
+    "onnx", "optimizer", "profiler", "random", "recordio", "rnn", "symbol", "test_utils", "util", "viz",
     "attribute", "name", "registry",
 )
 _ALIASES = {"init": "initializer", "kv": "kvstore", "mod": "module", "nd": "ndarray", "opt": "optimizer",
@@ -92,7 +93,7 @@ __all__ = [
     "random", "recordio", "nd", "ndarray", "sym", "symbol", "viz", "name", "AttrScope", "callback", "initializer",
     "init", "lr_scheduler", "metric", "optimizer", "opt", "kv", "kvstore", "mod", "module", "model",
     "image", "autograd", "test_utils", "rnn", "util", "attribute", "np_shape", "is_np_shape", "set_np_shape",
-    "contrib", "gluon",
+    "contrib", "gluon", "onnx",
     "monitor", "mon", "img", "registry",
 ]
 

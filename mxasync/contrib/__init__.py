@@ -2,9 +2,9 @@
 
 from ..ndarray import contrib as ndarray
 from ..symbol import contrib as symbol
-from . import amp
+from . import amp, onnx
 
 nd = ndarray
 sym = symbol
 
-__all__ = ["ndarray", "symbol", "nd", "sym", "amp"]
+__all__ = ["ndarray", "symbol", "nd", "sym", "amp", "onnx"]

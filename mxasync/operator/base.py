@@ -122,8 +122,10 @@ class OperatorProperty:
     recorded_gradient: ClassVar[Callable | None] = None
 
     # -- export --------------------------------------------------------------------------
-    #: ``fn(builder, prop, node)`` converting one node to ONNX; the exporter passes its builder
-    #: object, so this layer never imports onnx.  None: the op cannot be exported.
+    #: ``fn(builder)`` converting one node to ONNX; the exporter passes its builder object
+    #: (:class:`~mxasync.operator.onnx_protocol.OnnxBuilder`: the node's params, input/output
+    #: names, shapes; ``add``/``const`` to write nodes), so this layer never imports onnx.
+    #: None: the op cannot be exported.
     onnx_export: ClassVar[Callable | None] = None
 
     def __init__(self, params: OpParam, name: str | None = None):

@@ -1,3 +1,8 @@
-"""Imports every op family so that they register (one package per family, as MXNet's source tree)."""
+"""Imports every op family so that they register (one package per family, as MXNet's source tree),
+then each family's ONNX converters, which attach themselves to their ops' registry entries."""
 
 from . import contrib, custom, image, linalg, loss, nn, optimizer, random, simple_op, tensor  # noqa: F401
+from .loss import onnx_export as _loss_onnx  # noqa: F401
+from .nn import onnx_export as _nn_onnx  # noqa: F401
+from .nn import onnx_rnn as _rnn_onnx  # noqa: F401
+from .tensor import onnx_export as _tensor_onnx  # noqa: F401

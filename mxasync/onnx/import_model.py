@@ -1,0 +1,131 @@
+"""ONNX files to symbols and parameters (MXNet 1.9.1's ``mx.contrib.onnx.import_model``).
+
+Initializers become parameters named as in the file (arguments or auxiliary states, as the
+ops that read them say); graph inputs that are not initializers are the data inputs. Each
+ONNX node is translated by its entry in :mod:`.import_ops`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+import numpy as np
+
+from .. import symbol as sym_mod
+from ..base import MXAsyncError
+from ..ndarray import array
+from .export import _onnx
+
+__all__ = ["import_model", "get_model_metadata", "GraphImporter"]
+
+
+class GraphImporter:
+    """The state of one import: tensors seen so far (symbols or constants) and the parameters."""
+
+    def __init__(self, graph, opset: int):
+        from onnx import numpy_helper
+
+        self.opset = opset
+        self.params: dict[str, np.ndarray] = {}
+        self.consts: dict[str, np.ndarray] = {}
+        self.symbols: dict[str, Any] = {}
+        self.shapes: dict[str, tuple] = {}
+        self.shape_of: dict[str, Any] = {}  # tensors computed as Shape(x): x's symbol
+        self._names: set[str] = set()
+        for t in graph.initializer:
+            if not t.name.strip():
+                raise ValueError("Tensor's name is required.")
+            value = numpy_helper.to_array(t)
+            self.consts[t.name] = value
+            self.shapes[t.name] = value.shape
+        for i in graph.input:
+            if i.name in self.consts:
+                continue
+            self.symbols[i.name] = sym_mod.Variable(i.name)
+            dims = i.type.tensor_type.shape.dim
+            self.shapes[i.name] = tuple(d.dim_value if d.HasField("dim_value") else 0 for d in dims)
+
+    # -- what translators use ----------------------------------------------------------------------
+    def sym(self, name: str):
+        """The symbol of tensor ``name``; a constant becomes a parameter variable on first use."""
+        s = self.symbols.get(name)
+        if s is None:
+            if name not in self.consts:
+                raise MXAsyncError(f"ONNX import: tensor {name!r} is read before it is computed")
+            s = self.symbols[name] = self.param(name, self.consts[name])
+        return s
+
+    def param(self, name: str, value: np.ndarray):
+        """A new parameter variable holding ``value``."""
+        self.params[name] = np.asarray(value)
+        return sym_mod.Variable(name, shape=tuple(np.shape(value)))
+
+    def const(self, name: str) -> np.ndarray | None:
+        return self.consts.get(name) if name else None
+
+    def unique(self, name: str) -> str | None:
+        if not name:
+            return None
+        name = re.sub(r"[^A-Za-z0-9_.\-]", "_", name)
+        base, i = name, 0
+        while name in self._names:
+            i += 1
+            name = f"{base}_{i}"
+        self._names.add(name)
+        return name
+
+    def fail(self, node, message: str) -> MXAsyncError:
+        return MXAsyncError(f"ONNX import: {node.op_type} node {node.name!r}: {message}")
+
+    # -- the walk --------------------------------------------------------------------------------
+    def run(self, graph):
+        from onnx import helper
+
+        from .import_ops import TRANSLATORS
+
+        for node in graph.node:
+            fn = TRANSLATORS.get(node.op_type)
+            if fn is None:
+                raise MXAsyncError(f"ONNX import: operator {node.op_type} (node {node.name!r}) is not supported")
+            attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+            attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in attrs.items()}
+            result = fn(self, node, attrs)
+            if result is None:  # the translator recorded constants itself
+                continue
+            outs = [result] if not isinstance(result, (list, tuple)) else list(result)
+            for name, value in zip(node.output, outs, strict=False):
+                if name:
+                    self.symbols[name] = value
+        heads = [self.sym(o.name) for o in graph.output]
+        out = heads[0] if len(heads) == 1 else sym_mod.Group(heads)
+        arg = {n: array(self.params[n]) for n in out.list_arguments() if n in self.params}
+        aux = {n: array(self.params[n]) for n in out.list_auxiliary_states() if n in self.params}
+        return out, arg, aux
+
+
+def _load(model_file):
+    onnx = _onnx()
+    if isinstance(model_file, (str, os.PathLike)):
+        return onnx.load_model(os.fspath(model_file))
+    return model_file  # a ModelProto
+
+
+def import_model(model_file):
+    """``(sym, arg_params, aux_params)`` of the ONNX model in ``model_file`` (a path or a ModelProto)."""
+    model = _load(model_file)
+    opset = max([x.version for x in model.opset_import if x.domain in ("", "ai.onnx")] or [1])
+    return GraphImporter(model.graph, opset).run(model.graph)
+
+
+def get_model_metadata(model_file) -> dict:
+    """``{'input_tensor_data': [(name, shape, onnx_type)], 'output_tensor_data': [(name, shape)]}``."""
+    graph = _load(model_file).graph
+    params = {t.name for t in graph.initializer}
+
+    def shape(v):
+        return tuple(d.dim_value for d in v.type.tensor_type.shape.dim)
+
+    inputs = [(i.name, shape(i), i.type.tensor_type.elem_type) for i in graph.input if i.name not in params]
+    return {"input_tensor_data": inputs, "output_tensor_data": [(o.name, shape(o)) for o in graph.output]}
