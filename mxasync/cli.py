@@ -15,6 +15,7 @@ COMMANDS = {
     "train": ("mxasync.train.cli", "train a LeNet or an MLP on the bundled digits (progress, checkpoint, trace)"),
     "launch": ("mxasync.tools.launch", "run a script on N MPI worker (and server) ranks through mpirun"),
     "run": ("mxasync.tools.run", "run an unmodified MXNet program: 'import mxnet' gives mxasync"),
+    "export-onnx": ("mxasync.tools.export_onnx", "export a checkpoint (prefix + epoch) to an ONNX file"),
 }
 
 

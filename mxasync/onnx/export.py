@@ -105,14 +105,15 @@ def export_model(sym, params, in_shapes=None, in_types=np.float32, onnx_file_pat
         raise ValueError("dynamic_input_shapes is given: set dynamic=True to use it")
     heads = sym._heads
     label = heads[-1][0].name + "_label"
-    data_names = [n for n in sym.list_inputs() if n not in weights and n != label]
+    data_names = [n for n in sym.list_inputs() if n not in weights and n != label]  # MXNet's order
     if len(data_names) != len(in_shapes):
         raise ValueError(f"the symbol has {len(data_names)} data inputs {data_names} but in_shapes gives "
                          f"{len(in_shapes)} shapes")
     g = IndexedGraph(sym)
-    known_shapes = {**{n: v.shape for n, v in weights.items() if n in g.symbol.list_inputs()},
+    inputs = set(sym.list_inputs())
+    known_shapes = {**{n: v.shape for n, v in weights.items() if n in inputs},
                     **dict(zip(data_names, in_shapes, strict=True))}
-    known_types = {**{n: v.dtype for n, v in weights.items() if n in g.symbol.list_inputs()},
+    known_types = {**{n: v.dtype for n, v in weights.items() if n in inputs},
                    **{n: np.dtype(t) for n, t in zip(data_names, in_types, strict=True)}}
     infer_shape(sym, (), known_shapes, True, graph=g)
     infer_type(sym, (), known_types, True, graph=g)

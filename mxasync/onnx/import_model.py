@@ -44,8 +44,10 @@ class GraphImporter:
             if i.name in self.consts:
                 continue
             self.symbols[i.name] = sym_mod.Variable(i.name)
-            dims = i.type.tensor_type.shape.dim
-            self.shapes[i.name] = tuple(d.dim_value if d.HasField("dim_value") else 0 for d in dims)
+        for v in list(graph.input) + list(graph.value_info) + list(graph.output):
+            if v.name not in self.consts and v.type.tensor_type.HasField("shape"):
+                self.shapes[v.name] = tuple(d.dim_value if d.HasField("dim_value") else 0
+                                            for d in v.type.tensor_type.shape.dim)
 
     # -- what translators use ----------------------------------------------------------------------
     def sym(self, name: str):
@@ -112,9 +114,18 @@ def _load(model_file):
     return model_file  # a ModelProto
 
 
+def _with_shapes(model):
+    """The model with ONNX's inferred shapes in ``value_info`` (static ones let shape arithmetic fold)."""
+    onnx = _onnx()
+    try:
+        return onnx.shape_inference.infer_shapes(model, data_prop=True)
+    except Exception:  # noqa: BLE001 - inference is a help, not a requirement
+        return model
+
+
 def import_model(model_file):
     """``(sym, arg_params, aux_params)`` of the ONNX model in ``model_file`` (a path or a ModelProto)."""
-    model = _load(model_file)
+    model = _with_shapes(_load(model_file))
     opset = max([x.version for x in model.opset_import if x.domain in ("", "ai.onnx")] or [1])
     return GraphImporter(model.graph, opset).run(model.graph)
 

@@ -66,6 +66,10 @@ def shape(imp, node, attrs):
     if node.input[0] in imp.consts:
         imp.consts[node.output[0]] = np.array(imp.consts[node.input[0]].shape, np.int64)
         return None
+    known = imp.shapes.get(node.input[0])
+    if known and all(known):  # static: a constant (Reshape keeps the batch free, see below)
+        imp.consts[node.output[0]] = np.array(known, np.int64)
+        return None
     imp.shape_of[node.output[0]] = _in(imp, node, 0)
     return S.shape_array(_in(imp, node, 0), name=_name(imp, node))
 
@@ -94,19 +98,25 @@ def reshape(imp, node, attrs):
         out = np.reshape(data, [d if d else data.shape[i] for i, d in enumerate(target)])
         imp.consts[node.output[0]] = out
         return None
-    return S.Reshape(_in(imp, node, 0), shape=tuple(int(d) for d in target), name=_name(imp, node))
+    target = [int(d) for d in target]
+    known = imp.shapes.get(node.input[0])
+    if known and target and known[0] and target[0] == known[0]:
+        target[0] = 0  # the same for this shape, and any batch size passes through
+    return S.Reshape(_in(imp, node, 0), shape=tuple(target), name=_name(imp, node))
 
 
 @_reg("Flatten")
 def flatten(imp, node, attrs):
     axis = attrs.get("axis", 1)
+    shape = imp.shapes.get(node.input[0])
+    if axis < 0 and shape:
+        axis += len(shape)
     if axis == 1:
         return S.Flatten(_in(imp, node, 0), name=_name(imp, node))
     if axis == 0:
         return S.Reshape(_in(imp, node, 0), shape=(1, -1), name=_name(imp, node))
-    shape = imp.shapes.get(node.input[0])
-    if not shape or 0 in shape[1:axis]:
-        raise imp.fail(node, f"Flatten(axis={axis}) needs the input's static shape")
+    if not shape or 0 in shape[axis:] or axis < 0:
+        raise imp.fail(node, f"Flatten(axis={attrs.get('axis')}) needs the input's static shape")
     return S.Reshape(_in(imp, node, 0), shape=(-1, int(np.prod(shape[axis:]))), name=_name(imp, node))
 
 
