@@ -1,11 +1,7 @@
 """``mx.onnx.export_model``: a symbol and its parameters to an ONNX file, as MXNet 1.9.1's exporter.
 
->>> import numpy as np, mxasync as mx
->>> net = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=2, name="fc")
->>> params = {"fc_weight": mx.nd.ones((2, 3)), "fc_bias": mx.nd.zeros((2,))}
->>> import tempfile, os; path = os.path.join(tempfile.mkdtemp(), "fc.onnx")
->>> export_model(net, params, [(1, 3)], np.float32, path) == path      # doctest: +SKIP
-True
+The walk over the graph is :mod:`.write`; each op's converter comes from its registry entry
+(``OperatorProperty.onnx_export``). Examples: docs/onnx.md.
 """
 
 from __future__ import annotations
@@ -18,6 +14,7 @@ import numpy as np
 
 from ..ndarray import NDArray
 from ..ndarray import load as nd_load
+from ..operator import get_op, list_ops
 from ..symbol import Symbol
 from ..symbol import load as sym_load
 from ..symbol.indexed import IndexedGraph
@@ -41,8 +38,6 @@ def _onnx():
 
 def get_operator_support(opset_version: int | None = None) -> list[str]:
     """The registered ops that export to ONNX (every opset from 12 to 17 has them all)."""
-    from ..operator import get_op, list_ops
-
     return sorted({get_op(n).name for n in list_ops() if get_op(n).prop_cls.onnx_export is not None})
 
 

@@ -31,10 +31,7 @@ def build_graph(g, weights: dict[str, np.ndarray], data_names: list[str], graph_
                                                             list(data_shape[node.name])))
             elif node.name in weights:
                 gb.add_initializer(names[base], weights[node.name])
-            elif node.name != label:
-                raise MXAsyncError(f"ONNX export: no value for parameter {node.name!r} (not in params, "
-                                   f"not a data input)")
-            continue
+            continue  # else the output layer's label: dropped, as MXNet's exporter drops it
         n_out = node.num_outputs()
         first = gb.unique(node.name)
         outs = [first] + [gb.unique(f"{node.name}{k}") for k in range(1, n_out)]
