@@ -2,9 +2,19 @@
 
 from ..ndarray import contrib as ndarray
 from ..symbol import contrib as symbol
-from . import amp, onnx
+from . import amp
 
 nd = ndarray
 sym = symbol
 
 __all__ = ["ndarray", "symbol", "nd", "sym", "amp", "onnx"]
+
+
+def __getattr__(name: str):
+    # mx.contrib.onnx loads on first use (it brings Gluon's SymbolBlock along)
+    if name == "onnx":
+        import importlib
+
+        value = globals()["onnx"] = importlib.import_module(f"{__name__}.onnx")
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
