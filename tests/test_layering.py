@@ -39,6 +39,7 @@ LAYERS = {
     # the training stack: stores, data, optimizers and the things a fit loop uses
     "kvstore": 8, "io": 8, "recordio": 8, "image": 8, "module": 8, "optimizer": 8, "lr_scheduler": 8,
     "initializer": 8, "metric": 8, "callback": 8, "monitor": 8, "model": 8, "rnn": 8,
+    "onnx": 8,                                                  # mx.onnx: symbols and params to ONNX files
     "gluon": 9,
     # front ends over everything: AMP, the test helpers, the command line and its training jobs
     "contrib": 10, "test_utils": 10, "tools": 10, "train": 10, "cli": 10, "__main__": 10,
