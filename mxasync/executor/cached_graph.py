@@ -15,6 +15,15 @@ An executor whose forward state is still needed by a recorded graph (a node
 not yet backpropagated) is busy; a second call with the same signature then
 binds another one, as MXNet keeps a pool of CachedOp states.
 
+The cache is bounded: it keeps the executors of the :func:`cache_size` signatures
+used most recently (``MXASYNC_CACHED_GRAPH_SIZE``, default 16) and drops the least
+recently used one beyond that, so a model fed many shapes (sequence lengths, batch
+sizes) does not grow without end.  A new executor shares the memory blocks of the
+one used last wherever they are big enough (their plans have the same shape, and
+the engine orders their ops on a shared block); a call never runs an executor that
+shares a block with another one whose recorded state is still awaited by a
+backward, so sharing cannot change a result.  Everything is freed with the graph.
+
 >>> import mxasync as mx
 >>> x = mx.sym.var('data')
 >>> op = CachedGraph(x * 2 + 1)
@@ -24,8 +33,10 @@ binds another one, as MXNet keeps a pool of CachedOp states.
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
+from collections import OrderedDict
 
 from .. import autograd
 from ..autograd import tape as _tape
@@ -34,7 +45,27 @@ from ..ndarray.ndarray import NDArray, zeros
 from ..operator import OpReqType
 from .executor import Executor
 
-__all__ = ["CachedGraph"]
+__all__ = ["CachedGraph", "cache_size"]
+
+_DEFAULT_CACHE_SIZE = 16
+
+
+def cache_size() -> int:
+    """Input signatures whose executors a CachedGraph keeps (``MXASYNC_CACHED_GRAPH_SIZE``, default 16).
+
+    >>> cache_size() > 0
+    True
+    """
+    raw = os.environ.get("MXASYNC_CACHED_GRAPH_SIZE", "")
+    if not raw:
+        return _DEFAULT_CACHE_SIZE
+    try:
+        value = int(raw)
+    except ValueError:
+        raise MXAsyncError(f"MXASYNC_CACHED_GRAPH_SIZE must be a positive integer, got {raw!r}") from None
+    if value < 1:
+        raise MXAsyncError(f"MXASYNC_CACHED_GRAPH_SIZE must be a positive integer, got {raw!r}")
+    return value
 
 
 # id(gradient buffer) -> weakref to the state whose executor writes it directly (at most one may)
@@ -44,12 +75,13 @@ _claims: dict = {}
 class _State:
     """One bound executor and what it was bound to."""
 
-    __slots__ = ("exe", "bound", "data_buf", "arg_pos", "direct", "owner", "__weakref__")
+    __slots__ = ("exe", "bound", "data_buf", "arg_pos", "direct", "owner", "blocks", "__weakref__")
 
     def __init__(self, exe, bound, data_buf, arg_pos, direct):
         self.exe, self.bound, self.data_buf, self.arg_pos = exe, bound, data_buf, arg_pos
         self.direct = direct  # input index -> the parameter's gradient buffer the executor writes into
         self.owner = None  # weakref to the first output of the recorded call that still needs this state
+        self.blocks = frozenset(id(b) for b in exe._blocks)  # its memory blocks (some shared with others)
 
     def matches(self, inputs, is_data) -> bool:
         return all(self.bound[k] is x for k, x in enumerate(inputs) if not is_data[k]) and all(
@@ -105,7 +137,9 @@ class CachedGraph:
         self._arg_index = {n: k for k, n in enumerate(sym.list_arguments())}
         self._aux_names = sym.list_auxiliary_states()
         self._flags = dict(flags)
-        self._states: dict = {}
+        self._states: OrderedDict = OrderedDict()  # signature -> its states, least recently used first
+        self._live: weakref.WeakSet = weakref.WeakSet()  # every state still alive (cached or on a tape)
+        self.max_signatures = cache_size()
         self._lock = threading.Lock()
         listings: dict = {}
         for k, head in enumerate(sym._heads):
@@ -142,19 +176,29 @@ class CachedGraph:
         return outs
 
     def _state(self, key, inputs, is_data, ctx, need) -> _State:
-        pool = self._states.setdefault(key, [])
+        pool = self._states.get(key)
+        if pool is None:
+            pool = self._states[key] = []
+        self._states.move_to_end(key)
+        busy = [st for st in self._live if st.busy()]
         for st in pool:
             if st.matches(inputs, is_data):
-                if not st.busy():
+                if not st.busy() and not _overlaps(st, busy):
                     return st
             else:  # a parameter's array or gradient was replaced (re-initialized, cast, grad_req): rebind
                 pool.remove(st)
                 return self._state(key, inputs, is_data, ctx, need)
-        st = self._bind(inputs, is_data, ctx, need)
+        donor = next((st.exe for k in reversed(self._states) for st in self._states[k]
+                      if st.exe._ctx == ctx and st not in busy and not _overlaps(st, busy)), None)
+        st = self._bind(inputs, is_data, ctx, need, donor)
         pool.append(st)
+        self._live.add(st)
+        while len(self._states) > self.max_signatures:
+            # the least recently used signature goes (a recorded graph still holding one keeps it alive)
+            self._states.popitem(last=False)
         return st
 
-    def _bind(self, inputs, is_data, ctx, need) -> _State:
+    def _bind(self, inputs, is_data, ctx, need, donor=None) -> _State:
         by_name, data_buf, arg_pos = {}, {}, []
         for k, (n, x) in enumerate(zip(self._input_names, inputs, strict=True)):
             if is_data[k]:
@@ -176,12 +220,17 @@ class CachedGraph:
             else:
                 grads[pos] = zeros(x.shape, ctx, x.dtype)
         aux = [by_name[n] for n in self._aux_names]
-        exe = Executor(self._sym, ctx, args, grads, reqs, aux)
+        exe = Executor(self._sym, ctx, args, grads, reqs, aux, shared_exec=donor)
         bound = [None if is_data[k] else x for k, x in enumerate(inputs)]
         st = _State(exe, bound, data_buf, arg_pos, direct)
         for g in direct.values():
             _claims[id(g)] = weakref.ref(st)
         return st
+
+
+def _overlaps(st: _State, busy: list) -> bool:
+    """Does ``st`` share a memory block with another state whose recorded forward awaits its backward?"""
+    return any(o is not st and not o.blocks.isdisjoint(st.blocks) for o in busy)
 
 
 def _direct_grad(x):

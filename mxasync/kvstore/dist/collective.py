@@ -33,12 +33,13 @@ from ...runtime.engine import Engine
 from ...runtime.run_context import FnProperty
 from .comm import Comm, Task
 
-__all__ = ["Collective", "ALLREDUCE", "BCAST", "BARRIER", "FINISH", "ALLGATHER", "NCCL_SETUP", "key_id",
-           "push_collective", "push_barrier"]
+__all__ = ["Collective", "ALLREDUCE", "BCAST", "BARRIER", "FINISH", "ALLGATHER", "NCCL_SETUP", "AGREE", "key_id",
+           "push_collective", "push_barrier", "push_agree"]
 
-ALLREDUCE, BCAST, BARRIER, FINISH, ALLGATHER, NCCL_SETUP = 1, 2, 3, 4, 5, 6
+ALLREDUCE, BCAST, BARRIER, FINISH, ALLGATHER, NCCL_SETUP, AGREE = 1, 2, 3, 4, 5, 6, 7
 _KIND_NAMES = {ALLREDUCE: "push", BCAST: "init", BARRIER: "barrier()", FINISH: "exit", ALLGATHER: "push",
-               NCCL_SETUP: "NCCL setup"}
+               NCCL_SETUP: "NCCL setup", AGREE: "init"}
+_DESC_BYTES = 128  # an AGREE's description of a key's array: "dtype shape", UTF-8, zero-padded
 _FAILED, _CRASHED = 1, 2  # header flags: input failed; exiting on an uncaught exception
 # a header: kind, key id, nbytes, round, flags, collective count
 _key_names: dict[int, str] = {}
@@ -68,8 +69,10 @@ class Collective(Task):
 
     def __init__(self, kind: int, key: object = None, buf: np.ndarray | None = None, round_: int = 0,
                  root: int = 0, recv: np.ndarray | None = None, after: Callable[[], None] | None = None,
-                 count: int = 0, crashed: bool = False, send: np.ndarray | None = None) -> None:
+                 count: int = 0, crashed: bool = False, send: np.ndarray | None = None,
+                 desc: str = "") -> None:
         super().__init__()
+        self.desc = desc  # AGREE: this worker's "dtype shape" of the key
         self.kind = kind
         self.key = key
         self.kid = key_id(key) if key is not None else 0
@@ -153,9 +156,9 @@ class Collective(Task):
             self.after()
         return True
 
-    def stalled(self) -> str:
-        """What ends the job when the collective outlives the deadline."""
-        peers = getattr(self, "peers", ())
+    def stalled(self, silent: list[int]) -> str:
+        """What ends the job when peers (``silent``) of the started collective fell silent."""
+        peers = sorted(silent) or getattr(self, "peers", ())
         who = f"worker{'s' if len(peers) > 1 else ''} {', '.join(map(str, peers))}" if peers else "the workers"
         return f"{self.name}: no answer from {who} inside the started collective"
 
@@ -213,6 +216,26 @@ class Collective(Task):
             yield group.Iallgather(buf.view(np.uint8).reshape(-1), self.recv_buf.view(np.uint8).reshape(-1))
         elif self.kind == BARRIER:
             yield group.Ibarrier()
+        elif self.kind == AGREE:
+            mine = np.zeros(_DESC_BYTES, np.uint8)
+            raw = self.desc.encode()[:_DESC_BYTES]
+            mine[:len(raw)] = np.frombuffer(raw, np.uint8)
+            everyone = np.empty((comm.size, _DESC_BYTES), np.uint8)
+            yield group.Iallgather(mine, everyone)
+            self._agree([bytes(row).rstrip(b"\0").decode("utf-8", "replace") for row in everyone])
+
+    def _agree(self, descs: list[str]) -> None:
+        """Every worker gathered every worker's description of the key: the same error on each."""
+        if len(set(descs)) == 1:
+            return
+        groups: dict[str, list[int]] = {}
+        for rank, d in enumerate(descs):
+            groups.setdefault(d, []).append(rank)
+        said = "; ".join(f"worker{'s' if len(r) > 1 else ''} {', '.join(map(str, r))} {'have' if len(r) > 1 else 'has'} "
+                         f"{d}" for d, r in groups.items())
+        raise MXNetError(f"{self.name}: the workers disagree on the key's dtype or shape: {said}. Every worker "
+                         "must init a key with the same dtype and shape (the distributed store would otherwise "
+                         "sum or copy its bytes as if they were alike)")
 
 
 def _describe(header: np.ndarray) -> str:
@@ -220,7 +243,7 @@ def _describe(header: np.ndarray) -> str:
     if kind in (ALLREDUCE, ALLGATHER):
         key = _key_names.get(kid, f"#{kid}")
         return f"push #{round_} of key {key} ({nbytes} bytes; collective push #{count})"
-    if kind == BCAST:
+    if kind in (BCAST, AGREE):
         return f"init of key {_key_names.get(kid, f'#{kid}')}"
     if kind == FINISH:
         return f"exit after {count} collective pushes"
@@ -248,6 +271,13 @@ def push_collective(comm: Comm, task: Collective, ctx, const_vars, mutate_vars,
 
     engine.push_async(start, ctx, const_vars, [*mutate_vars, task.done_var],
                       prop=FnProperty.ASYNC, priority=priority, name=task.name)
+
+
+def push_agree(comm: Comm, key, arr) -> None:
+    """Check once, when ``key`` is initialised, that every worker gives it the same dtype and shape
+    (an engine op writing ``arr``, the stored array: later uses of the key carry its error)."""
+    desc = f"{np.dtype(arr.dtype).name} {tuple(arr.shape)}"
+    push_collective(comm, Collective(AGREE, key=key, desc=desc), arr.context, [], [arr._chunk.var])
 
 
 def push_barrier(comm: Comm, reads=(), writes=()):

@@ -24,7 +24,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ...base import MXNetError
-from .mpi import SERVER, WORKER, load_mpi, timeout
+from .liveness import Liveness
+from .mpi import SERVER, WORKER, init_thread, load_mpi, timeout
 from .sequencer import Sequencer
 
 __all__ = ["Comm", "Task", "get_comm"]
@@ -74,13 +75,18 @@ class Task:
         """Poll a started sequenced task (never blocks); True once done."""
         return True
 
-    def stalled(self) -> str:
-        """Why the job ends when a started sequenced task outlives the deadline."""
+    def stalled(self, silent: list[int]) -> str:
+        """Why the job ends when peers (group ranks ``silent``) of a started sequenced task fell silent."""
         return f"{self.name}: no answer from {self.waiting_for()}"
 
     def waiting_for(self) -> str:
         """What a timeout message says this task was waiting for."""
         return "its peers"
+
+    def waiting_ranks(self) -> list[int] | None:
+        """World ranks this started task waits on: it fails only once one of them shows no sign of
+        life for the timeout (None: it fails at its fixed deadline instead)."""
+        return None
 
     def finish(self, error: BaseException | None) -> None:
         cb, self.on_done = self.on_done, None
@@ -106,10 +112,14 @@ class Comm:
         self.push_count = 0  # gradient collectives so far; headers carry it for error messages
         self._next_tag = 0
         self.MPI: Any = None
+        self.liveness: Any = None  # heartbeats among the ranks (made on the comm thread once MPI is up)
         self._thread = threading.Thread(target=self._main, name="mxasync-comm", daemon=True)
         self._thread.start()
         if not self._ready.wait(self.timeout):
-            raise MXNetError(f"MPI did not start within {self.timeout:g} s (MXASYNC_KVSTORE_TIMEOUT)")
+            raise MXNetError(
+                f"MPI did not start within {self.timeout:g} s (MXASYNC_KVSTORE_TIMEOUT): another rank of the "
+                "job never reached kv.create (slow to start, stuck before creating its store, or dead), or "
+                "the ranks cannot reach each other; this rank gives up")
         if self._init_error is not None:
             raise MXNetError(f"MPI failed to start: {self._init_error}") from self._init_error
 
@@ -127,8 +137,12 @@ class Comm:
         task.arm(on_done)
         self._inbox.put(_WAKE)
 
-    def run(self, task: Task, wait: float | None = None) -> None:
-        """Submit an armed ``task`` and block until it is done (for setup and shutdown)."""
+    def run(self, task: Task) -> None:
+        """Submit an armed ``task`` and block until it is done (for setup and shutdown).
+
+        No fixed deadline here: the comm thread fails the task once a peer it waits on shows no
+        sign of life for the timeout, so a peer that is merely busy (rank 0 saving a checkpoint
+        at exit) is waited for."""
         done = threading.Event()
         errors: list[BaseException | None] = []
 
@@ -138,8 +152,9 @@ class Comm:
 
         task.arm(finished)
         self.submit(task)
-        if not done.wait(wait if wait is not None else self.timeout * 2):
-            raise MXNetError(f"{task.name} did not finish within {self.timeout * 2:g} s")
+        while not done.wait(1.0):
+            if not self._thread.is_alive():
+                raise MXNetError(f"{task.name}: the communication thread is gone")
         if errors[0] is not None:
             raise errors[0]
 
@@ -169,6 +184,7 @@ class Comm:
         try:
             self._loop()
             self._seq.close(self)
+            self.liveness.close()
             self.MPI.Finalize()
         finally:
             self._stopped.set()
@@ -176,8 +192,10 @@ class Comm:
     def _init_mpi(self) -> None:
         MPI = self.MPI = load_mpi()
         if not MPI.Is_initialized():
-            # only this thread makes MPI calls, except Abort, which may come from any thread
-            MPI.Init_thread(MPI.THREAD_MULTIPLE)
+            # only this thread makes MPI calls, except Abort, which may come from any thread.  MPI's
+            # start-up waits for every rank: it runs without the GIL, so the creating thread's timeout
+            # fires and an event loop awaiting create_async runs on meanwhile
+            init_thread(MPI)
         world = self.world = MPI.COMM_WORLD
         self.world_rank, self.world_size = world.Get_rank(), world.Get_size()
         roles = world.allgather(self.role)
@@ -186,6 +204,8 @@ class Comm:
         # workers' collectives run on their own communicator, so servers never take part
         self.group = world.Split(self.role, self.world_rank)
         self.rank, self.size = self.group.Get_rank(), self.group.Get_size()
+        self.group_ranks = self.worker_ranks if self.role == WORKER else self.server_ranks  # group -> world
+        self.liveness = Liveness(self, time.monotonic())
         self._seq = Sequencer(self)
 
     def _loop(self) -> None:
@@ -205,6 +225,7 @@ class Comm:
                     item = self._inbox.get_nowait()
                 except queue.Empty:
                     item = None
+            self.liveness.tick(time.monotonic())
             busy = self._progress()
             if stop and not self._seq and not self._active:
                 return
@@ -223,6 +244,10 @@ class Comm:
                 wait = 0.0002 if wait == 0 else min((wait or 0.0002) * 2, cap)
             else:
                 wait = None if not stop else 0.01
+            # wake for the next heartbeat, whatever else happens (or does not)
+            hint = self.liveness.wait_hint(time.monotonic())
+            if wait is None or wait > hint:
+                wait = hint
 
     def _accept(self, task: Task) -> None:
         if self.broken is not None:
@@ -276,7 +301,12 @@ class Comm:
         except BaseException as exc:  # noqa: BLE001
             self._fail(task, exc, fatal=getattr(exc, "fatal", True))
             return True
-        if now > task.deadline:
+        ranks = task.waiting_ranks()
+        if ranks is None:
+            if now > task.deadline:
+                self._timed_out(task)
+                return True
+        elif self.liveness.silent(ranks, now):
             self._timed_out(task)
             return True
         return False
@@ -284,7 +314,8 @@ class Comm:
     def _timed_out(self, task: Task) -> None:
         exc = MXNetError(
             f"{task.name}: no answer from {task.waiting_for()} for {self.timeout:g} s "
-            f"(stalled or dead?); MXASYNC_KVSTORE_TIMEOUT sets how long to wait"
+            f"and no sign of life from it (stopped, hung or dead?); a rank that is only busy is waited "
+            f"for; MXASYNC_KVSTORE_TIMEOUT sets how long silence may last"
         )
         self._fail(task, exc, fatal=True)
 
@@ -299,15 +330,17 @@ class Comm:
         task.finish(None)
         return True
 
-    def _advance(self, task: Task, now: float, deadline: float) -> bool:
-        """Poll a started sequenced task; True once it ended.  Past ``deadline`` the job ends:
-        MPI cannot cancel a started collective, and its buffers can no longer be trusted."""
+    def _advance(self, task: Task, now: float, silent: list[int]) -> bool:
+        """Poll a started sequenced task; True once it ended.  When a peer of the collective (group
+        ranks ``silent``) shows no sign of life for the timeout, the job ends: MPI cannot cancel a
+        started collective, and its buffers can no longer be trusted."""
         try:
             if not task.advance(self):
-                if now > deadline:
-                    self.abort(f"{task.stalled()} for {self.timeout:g} s (stalled or dead?); MPI cannot "
-                               "abandon a started collective and its arrays can no longer be trusted, so the "
-                               "job ends (MXASYNC_KVSTORE_TIMEOUT sets how long to wait)")
+                if silent:
+                    self.abort(f"{task.stalled(silent)} for {self.timeout:g} s and no sign of life from it "
+                               "(stopped, hung or dead?); MPI cannot abandon a started collective and its "
+                               "arrays can no longer be trusted, so the job ends (MXASYNC_KVSTORE_TIMEOUT sets "
+                               "how long silence may last)")
                 return False
         except BaseException as exc:  # noqa: BLE001
             self._fail(task, exc, fatal=True)

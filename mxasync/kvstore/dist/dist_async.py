@@ -20,7 +20,7 @@ from ...ndarray.ndarray import NDArray, empty
 from ...runtime.engine import Engine
 from ...runtime.run_context import FnProperty
 from ..base import Key, register
-from .collective import key_id, push_barrier
+from .collective import key_id, push_agree, push_barrier
 from .dist_sync import DistWorkerStore
 from .rpc import INIT, PULL, PUSH, SETOPT, Request, shards
 
@@ -56,6 +56,7 @@ class KVStoreDistAsync(DistWorkerStore):
     def _init_key(self, key: Key, value: NDArray) -> None:
         super()._init_key(key, value)  # a local buffer of the right shape for pulls
         stored = self._store[key]
+        push_agree(self._comm, key, stored)  # same dtype and shape on every worker, checked once per key
         kid = key_id(key)
         servers = self._comm.server_ranks
         self._parts[key] = [(servers[s], start, stop) for s, start, stop in shards(kid, stored.size, len(servers))]

@@ -24,7 +24,7 @@ from ...ndarray.ndarray import NDArray
 from ...runtime.engine import Engine
 from ..base import Key, register
 from ..local import KVStoreLocal
-from .collective import ALLREDUCE, BCAST, Collective, push_barrier, push_collective
+from .collective import ALLREDUCE, BCAST, Collective, push_agree, push_barrier, push_collective
 from .comm import Comm, get_comm, on_exit
 from .compression import GradientCompression
 from .nccl import gpu_collective, on_gpu
@@ -129,6 +129,7 @@ class KVStoreDistSync(DistWorkerStore):
         super()._init_key(key, value)
         stored = self._store[key]
         self._check_dtype(key, stored)
+        push_agree(self._comm, key, stored)  # same dtype and shape on every worker, checked once per key
         if on_gpu(stored):  # dist_device_sync with a GPU value: NCCL (see .nccl)
             task = gpu_collective(self._comm, stored.context, BCAST, key, stored._data)
         else:

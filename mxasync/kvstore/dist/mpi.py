@@ -6,13 +6,14 @@ imports it at module import time: ``import mxasync`` must work without it.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 from typing import Any
 
 from ...base import MXNetError
 
-__all__ = ["available", "load_mpi", "timeout", "SERVER_MODULE", "WORKER", "SERVER"]
+__all__ = ["available", "load_mpi", "init_thread", "timeout", "SERVER_MODULE", "WORKER", "SERVER"]
 
 # the module that server ranks run (``python -m ...``); the launcher starts it
 SERVER_MODULE = "mxasync.kvstore.dist.server"
@@ -51,6 +52,29 @@ def load_mpi() -> Any:
     from mpi4py import MPI
 
     return MPI
+
+
+def init_thread(MPI: Any) -> None:
+    """``MPI_Init_thread(MPI_THREAD_MULTIPLE)`` without holding the GIL.
+
+    MPI's start-up waits until every rank of the job arrived.  mpi4py's
+    ``Init_thread`` keeps the GIL meanwhile, so the whole process froze: the
+    creating thread's start-up timeout could not fire and an event loop awaiting
+    ``create_async`` stood still.  Called through ctypes (which lets the GIL go
+    for the call), the wait blocks only the communication thread.
+    """
+    try:
+        lib = ctypes.CDLL(MPI.__file__)  # its MPI library is a dependency: dlsym finds MPI's symbols
+        fn = lib.MPI_Init_thread
+    except (OSError, AttributeError):  # an MPI build we cannot reach this way: mpi4py's call, with the GIL
+        MPI.Init_thread(MPI.THREAD_MULTIPLE)
+        return
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int)]
+    fn.restype = ctypes.c_int
+    provided = ctypes.c_int(0)
+    code = fn(None, None, int(MPI.THREAD_MULTIPLE), ctypes.byref(provided))
+    if code != 0:
+        raise MXNetError(f"MPI_Init_thread failed with MPI error code {code}")
 
 
 def timeout() -> float:

@@ -170,6 +170,9 @@ class Request(Task):
                                        "(its traceback is on its stderr)")
         return not self.pending
 
+    def waiting_ranks(self) -> list[int]:
+        return sorted(self.pending)
+
     def waiting_for(self) -> str:
         return "server rank" + ("s " if len(self.pending) > 1 else " ") + ", ".join(map(str, sorted(self.pending)))
 

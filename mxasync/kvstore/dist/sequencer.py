@@ -4,7 +4,7 @@ Collectives must run in the same order on every worker.  Before one runs, every
 worker must have said what it is about to do (which collective, which key, how
 many bytes), so a worker that went elsewhere (ran fewer batches, pushes other
 keys, crashed) is caught as an error instead of a hang, and a silent worker is
-named when the timeout expires.
+named once it showed no sign of life for the timeout (see :mod:`.liveness`).
 
 Those announcements are a *stream*: each sequenced task has a number (its
 registration order, the same on every worker); as soon as the engine readies a
@@ -45,7 +45,6 @@ class Sequencer:
         self._bufs = {p: np.empty((_MAX_BATCH, NFIELDS), np.int64) for p in self._peers}
         self._recvs = {p: self._post(comm, p) for p in self._peers}
         self._sends: list[tuple[object, np.ndarray]] = []
-        self._head_deadline = 0.0  # when the first task in line times out (0: not yet in line)
         self._running = False  # the first task in line started its collective
         self._running_since = 0.0
 
@@ -112,7 +111,7 @@ class Sequencer:
         while self.tasks and self._announced:
             task = self.tasks[0]
             if self._running:  # its collective started: poll it (never a blocking MPI call)
-                if not comm._advance(task, now, self._head_deadline):
+                if not comm._advance(task, now, self._silent(comm, self._peers, now)):
                     break
                 self._pop()
                 moved = True
@@ -123,11 +122,11 @@ class Sequencer:
                 self._pop()
                 moved = True
                 continue
-            if not self._head_deadline:
-                self._head_deadline = now + comm.timeout
             task.missing = {p for p in self._peers if task.seqno not in self._got[p]}
             if task.missing:
-                if now > self._head_deadline:
+                silent = self._silent(comm, task.missing, now)
+                if silent:  # a peer that is only busy elsewhere is waited for, however long
+                    task.missing = set(silent)
                     comm._timed_out(task)
                     self._pop()
                     moved = True
@@ -136,9 +135,8 @@ class Sequencer:
             theirs = {p: self._got[p].pop(task.seqno) for p in self._peers}
             moved = True
             if not comm._complete(task, theirs):
-                self._running = True  # its data moves now: the deadline starts again
+                self._running = True  # its data moves now
                 self._running_since = now
-                self._head_deadline = now + comm.timeout
                 break
             self._pop()
         return moved
@@ -146,8 +144,13 @@ class Sequencer:
     def _pop(self) -> None:
         self.tasks.popleft()
         self._announced -= 1
-        self._head_deadline = 0.0
         self._running = False
+
+    @staticmethod
+    def _silent(comm: Comm, peers, now: float) -> list[int]:
+        """Those of ``peers`` (group ranks) that showed no sign of life for the timeout."""
+        silent = set(comm.liveness.silent([comm.group_ranks[p] for p in peers], now))
+        return sorted(p for p in peers if comm.group_ranks[p] in silent)
 
     def running(self) -> bool:
         """True while the first task in line has its collective in flight."""

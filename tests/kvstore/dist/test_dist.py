@@ -103,8 +103,9 @@ def test_killed_rank_ends_the_job_and_is_named():
 def test_stalled_rank_raises_after_the_timeout():
     rc, out, elapsed = run_job("failures.py", "stall", env={"MXASYNC_KVSTORE_TIMEOUT": "3"})
     assert rc != 0, out
-    assert "MXAsyncError" in out and "no answer from worker 1 for 3 s" in out, out
-    assert elapsed < 30, elapsed  # the stalled worker sleeps 600 s: the job must not wait for it
+    assert "MXAsyncError" in out and "no answer from worker 1 for 3 s and no sign of life" in out, out
+    assert elapsed < 30, elapsed  # the stopped worker never resumes: the job must not wait for it
+
 
 
 def stop_rank_mid_job(script: str, *args: str, rank: int = 1, delay: float = 1.0, timeout: float = JOB_TIMEOUT,
@@ -164,7 +165,7 @@ def test_rank_stopped_inside_a_collective_ends_the_job():
     rc, out, _ = run_job("stall.py", "collective", timeout=45, env={"MXASYNC_KVSTORE_TIMEOUT": "3"})
     assert rc not in (0, 124), out  # 124: the launcher's --timeout had to kill the job
     assert "kvstore push of key 'a' (round 3): no answer from worker 1 inside the started collective " \
-        "for 3 s (stalled or dead?)" in out, out
+        "for 3 s and no sign of life from it (stopped, hung or dead?)" in out, out
     assert "the job ends" in out, out
 
 
@@ -178,6 +179,65 @@ def test_sigstop_of_a_rank_mid_fit_ends_the_job(rank):
     assert rc not in (0, 124), out
     assert f"no answer from worker {rank}" in out, out
     assert after < 45, (after, out)  # benchmarks/kvstore_stall.py reports the real figure
+
+
+# ---------------------------------------------------------------- fault injection (issue 25)
+@pytest.mark.fault
+@needs_mpi
+def test_rank0_epilogue_longer_than_the_timeout_is_waited_for(tmp_path):
+    """Rank 0 evaluates and saves alone for 2.5 timeouts after training: the exit handshake waits
+    (worker 0 is alive) and the checkpoint is written; MXNet waits and exits 0 too."""
+    ckpt = tmp_path / "model.params"
+    rc, out, _ = run_job("faults.py", "epilogue", str(ckpt), env={"MXASYNC_KVSTORE_TIMEOUT": "2"})
+    assert rc == 0, out
+    assert "worker 0: saved" in out and ckpt.read_text() == "saved", out
+
+
+@pytest.mark.fault
+@needs_mpi
+def test_a_rank_stopped_in_its_epilogue_ends_the_job_with_an_error():
+    rc, out, elapsed = run_job("faults.py", "epilogue-stop", "unused", timeout=45,
+                               env={"MXASYNC_KVSTORE_TIMEOUT": "2"})
+    assert rc not in (0, 124), out
+    assert "mxasync: rank 1: kvstore exit: no answer from worker 0 for 2 s and no sign of life" in out, out
+
+
+@pytest.mark.fault
+@needs_mpi
+def test_dist_async_slow_worker_finishing_long_after_the_fast_one():
+    """Worker 1 is slowed per batch and ends three timeouts after worker 0, which waits for it at exit."""
+    rc, out, _ = run_job("faults.py", "slow-async", servers=1, env={"MXASYNC_KVSTORE_TIMEOUT": "2"})
+    assert rc == 0, out
+    assert out.count(": done") == 2, out
+
+
+@pytest.mark.fault
+@needs_mpi
+@pytest.mark.parametrize("store", ["dist_sync", "dist_async"])
+def test_workers_disagreeing_on_a_keys_dtype_and_shape_all_fail(store):
+    """Worker 0 inits 'w' as float32 (4,), worker 1 as int32 (2, 2): the same 16 bytes, so without
+    the check each would read the other's bits; every worker must fail, naming both."""
+    rc, out, _ = run_job("faults.py", "disagree", store, servers=1 if store == "dist_async" else 0)
+    assert rc not in (0, 124), out
+    assert "pulled" not in out, out
+    said = "kvstore init of key 'w': the workers disagree on the key's dtype or shape: " \
+           "worker 0 has float32 (4,); worker 1 has int32 (2, 2)"
+    assert said in out, out
+    for rank in (0, 1):
+        assert f"worker {rank}: failed: {said}" in out, out
+
+
+@pytest.mark.fault
+@needs_mpi
+@threaded_only
+def test_a_rank_that_never_arrives_fails_start_up_and_the_loop_runs():
+    """MPI's start-up waits for every rank; it must not hold the GIL: the timeout fires with a clear
+    error on the rank that arrived, and the event loop awaiting create_async keeps ticking."""
+    rc, out, _ = run_job("faults.py", "late-start", timeout=45, env={"MXASYNC_KVSTORE_TIMEOUT": "2"})
+    assert rc not in (0, 124), out
+    found = re.search(r"worker 0: start-up failed after (\d+) s, (\d+) ticks: MPI did not start within 2 s", out)
+    assert found, out
+    assert int(found.group(2)) >= 50, out  # the loop ticked (every 10 ms) while MPI waited
 
 
 @needs_mpi

@@ -1,7 +1,8 @@
 """Failure modes of a 2-worker dist_sync job; argv[1] picks one.
 
 kill:    worker 1 kills itself in round 3 (mpirun must end the job and name it)
-stall:   worker 1 sleeps in round 3 (worker 0 must raise MXNetError after the timeout)
+stall:   worker 1 stops itself (SIGSTOP) in round 3: no sign of life, so worker 0 must raise
+         MXNetError after the timeout
 unequal: worker 1 runs 3 batches, worker 0 runs 5 (both must say so)
 skipped: worker 1's gradient fails in round 2 (both must fail that push, then go on)
 """
@@ -11,7 +12,6 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import time
 
 import mxasync as mx
 from mxasync import kvstore
@@ -33,7 +33,7 @@ def main(mode: str) -> None:
             if mode == "kill":
                 os.kill(os.getpid(), signal.SIGKILL)
             if mode == "stall":
-                time.sleep(600)
+                os.kill(os.getpid(), signal.SIGSTOP)
             if mode == "skipped":
                 mx.engine.get().push_sync(_fail, mx.cpu(), [], [grad._chunk.var], name="failing_op")
         kv.push("w", grad)
