@@ -278,7 +278,7 @@ class Trainer:
             with open(fname, "rb") as f:
                 states = f.read()
             for updater in self._updaters:
-                updater.set_states(states)
+                updater.set_states(states, fname)
                 updater.optimizer = self._updaters[0].optimizer
             self._optimizer = self._updaters[0].optimizer
         self._optimizer.param_dict = dict(enumerate(self._params))

@@ -217,10 +217,14 @@ class KVStoreBase:
         updater = self._need_updater("load_optimizer_states")
         with open(fname, "rb") as f:
             data = f.read()
-        if hasattr(updater, "set_states"):
+        if not hasattr(updater, "set_states"):
+            # a plain function keeps no states; unpickling the file here would run whatever it names
+            raise MXAsyncError(f"kvstore.load_optimizer_states({fname!r}): the updater has no set_states "
+                               "to load them with")
+        try:
             updater.set_states(data)
-        else:
-            updater.states = pickle.loads(data)
+        except MXAsyncError as exc:
+            raise MXAsyncError(f"kvstore.load_optimizer_states({fname!r}): {exc}") from exc
 
     def _need_updater(self, what: str):
         if self._updater is None:

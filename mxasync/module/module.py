@@ -353,7 +353,7 @@ class Module(BaseModule):
             self._kvstore.load_optimizer_states(fname)
         else:
             with open(fname, "rb") as f:
-                self._updater.set_states(f.read())
+                self._updater.set_states(f.read(), fname)
 
     # -- computation ----------------------------------------------------------------
     def forward(self, data_batch, is_train=None) -> None:

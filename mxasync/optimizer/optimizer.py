@@ -292,9 +292,14 @@ class Updater:
             return tuple(synced) if isinstance(state, tuple) else synced
         return state
 
-    def set_states(self, states: bytes) -> None:
-        """Load states pickled by :meth:`get_states` (with or without the optimizer)."""
-        loaded = pickle.loads(states)
+    def set_states(self, states: bytes, source: str = "optimizer states") -> None:
+        """Load states pickled by :meth:`get_states` (ours or MXNet's, with or without the optimizer).
+
+        Only what optimizer states are made of is unpickled (:mod:`.states_file`); a file naming
+        anything else is refused with :class:`~.states_file.UnsafeStatesError` (``source`` names it)."""
+        from .states_file import loads
+
+        loaded = loads(states, source)
         if isinstance(loaded, tuple) and len(loaded) == 2:
             self.states, self.optimizer = loaded
         else:
