@@ -115,7 +115,7 @@ class Optimizer:
     # -- learning rate ----------------------------------------------------------
     @property
     def learning_rate(self) -> float:
-        return self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        return self._scheduled_lr() if self.lr_scheduler is not None else self.lr
 
     def set_learning_rate(self, lr: float) -> None:
         if self.lr_scheduler is not None:
@@ -156,8 +156,22 @@ class Optimizer:
             self.num_update = max(count, self.num_update)
 
     def _get_lrs(self, indices) -> list[float]:
-        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        lr = self._scheduled_lr() if self.lr_scheduler is not None else self.lr
         return [lr * self._mult(i, self.lr_mult, "lr_mult") for i in indices]
+
+    def _scheduled_lr(self) -> float:
+        """The scheduler's rate for this update, refused when it is NaN or infinite (MXNet's update
+        ops reject it at that step; a NaN rate would otherwise train silently to NaN weights)."""
+        lr = self.lr_scheduler(self.num_update)
+        try:
+            ok = math.isfinite(float(lr))
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise MXAsyncValueError(f"{type(self).__name__}: the learning rate from "
+                                    f"{type(self.lr_scheduler).__name__} at update {self.num_update} is {lr!r}; "
+                                    "it must be a finite number (check the scheduler's arguments)")
+        return lr
 
     def _get_lr(self, index) -> float:
         return self._get_lrs([index])[0]
