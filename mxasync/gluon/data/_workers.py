@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import concurrent.futures
 import multiprocessing
+import multiprocessing.connection
 import multiprocessing.util
 import os
 import pickle
 import signal
 import threading
 import time
-import weakref
+import traceback
+import warnings
 from multiprocessing import shared_memory
 
 import numpy as np
@@ -28,7 +30,7 @@ from ... import ndarray as nd
 from ...base import MXAsyncError, env_str
 from ...runtime.context import Context
 
-__all__ = ["ThreadWorkers", "ProcessWorkers", "WorkerTimeout"]
+__all__ = ["ThreadWorkers", "ProcessWorkers", "WorkerTimeout", "WorkerDied"]
 
 _SHM_MIN_BYTES = 1 << 16  # below this a pickle copy is cheaper than a shared-memory block
 _CLOSE_GRACE = 2.0  # seconds close() waits for batches in flight (their blocks are freed as they land)
@@ -212,17 +214,53 @@ def _discard(obj) -> None:
             _discard(o)
 
 
-_worker_dataset = None
+def _worker_main(conn, payload: bytes) -> None:
+    """A worker process: batches requested on ``conn`` are answered on it until the parent says stop
+    or goes away (its end of the pipe closes, so a worker never outlives its DataLoader's process)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    dataset = pickle.loads(payload)
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            return
+        if msg is None:
+            return
+        tid, samples, batchify_fn = msg
+        try:
+            reply = (tid, True, _pack(batchify_fn([dataset[i] for i in samples])))
+        except BaseException as exc:  # noqa: BLE001 - the parent raises it at the batch
+            reply = (tid, False, _portable(exc))
+        try:
+            conn.send(reply)
+        except (EOFError, OSError):
+            _discard(reply[2])
+            return
 
 
-def _process_init(payload: bytes) -> None:
-    global _worker_dataset
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle (this is the worker's own process)
-    _worker_dataset = pickle.loads(payload)
+def _portable(exc: BaseException) -> BaseException:
+    """``exc`` if it pickles, else an MXAsyncError with its type, message and traceback."""
+    try:
+        pickle.dumps(exc)
+        return exc
+    except Exception:  # noqa: BLE001
+        text = "".join(traceback.format_exception(exc))
+        return MXAsyncError(f"DataLoader worker: {type(exc).__name__}: {exc}\n{text}")
 
 
-def _process_batch(samples, batchify_fn):
-    return _pack(batchify_fn([_worker_dataset[i] for i in samples]))
+class WorkerDied(MXAsyncError):
+    """A DataLoader worker process died (killed, out of memory, crashed) while reading a batch."""
+
+
+def _death(index: int, pid: int, code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            how = f"signal {-code} ({signal.Signals(-code).name})"
+        except ValueError:
+            how = f"signal {-code}"
+    else:
+        how = f"exit status {code}"
+    return f"DataLoader worker {index} (pid {pid}) died from {how}"
 
 
 def _start_method() -> str:
@@ -253,44 +291,160 @@ def _pickled(what: str, obj) -> bytes:
                            "thread workers (thread_pool=True)") from exc
 
 
+class _Worker:
+    """One worker process and the parent's end of its pipe; ``tasks`` are the batches it owes."""
+
+    def __init__(self, ctx, index: int, payload: bytes):
+        self.index = index
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker_main, args=(child, payload), daemon=True,
+                                name=f"mxasync-dataloader-{index}")
+        self.proc.start()
+        child.close()
+        self.tasks: dict[int, tuple] = {}  # task id -> (pending, samples, batchify_fn, tries)
+
+
 class ProcessWorkers:
-    """``n`` worker processes, each holding its own copy of ``dataset``."""
+    """``n`` worker processes, each holding its own copy of ``dataset`` and its own pipe.
+
+    A reader thread waits on every pipe and every process at once, so a worker that dies (kill -9,
+    out of memory) is seen at once: a warning names it and its signal, it is restarted, and the
+    batches it owed go to the new one; a batch whose second worker dies too raises
+    :class:`WorkerDied` at that batch. Nothing is shared between workers (no queue lock a killed
+    worker could take with it), so closing never hangs: workers are told to stop, then terminated,
+    then killed.
+    """
 
     processes = True
+    retries = 1  # times a batch is given to a new worker after its worker died
 
     def __init__(self, num_workers: int, dataset, batchify_fn):
-        payload = _pickled("dataset", dataset)
+        self._payload = _pickled("dataset", dataset)
         _pickled("batchify_fn", batchify_fn)
         method = _start_method()
         # multiprocessing keeps one temp dir per process (the forkserver's socket lives there); put it back
         # if something removed it (test runners that clean a per-test TMPDIR do)
         os.makedirs(multiprocessing.util.get_temp_dir(), exist_ok=True)
-        self._inflight: weakref.WeakSet = weakref.WeakSet()
-        ctx = multiprocessing.get_context(method)
+        self._ctx = multiprocessing.get_context(method)
         if method == "forkserver":
-            _preload_forkserver(ctx)
+            _preload_forkserver(self._ctx)
+        self._lock = threading.Lock()
+        self._next_tid = 0
+        self._closed = False
         try:
-            self._pool = ctx.Pool(num_workers, initializer=_process_init,
-                                                                  initargs=(payload,))
+            self._workers = [_Worker(self._ctx, i, self._payload) for i in range(num_workers)]
         except OSError:
             if method != "forkserver":
                 raise
             # a forkserver whose socket vanished with its temp dir: spawn starts workers without it
-            self._pool = multiprocessing.get_context("spawn").Pool(num_workers, initializer=_process_init,
-                                                                   initargs=(payload,))
+            self._ctx = multiprocessing.get_context("spawn")
+            self._workers = [_Worker(self._ctx, i, self._payload) for i in range(num_workers)]
+        self._wake_r, self._wake_w = self._ctx.Pipe(duplex=False)
+        self._reader = threading.Thread(target=self._read, name="mxasync-dataloader-reader", daemon=True)
+        self._reader.start()
+
+    def pids(self) -> list[int]:
+        """The worker processes' ids (a restarted worker has a new one)."""
+        with self._lock:
+            return [w.proc.pid for w in self._workers]
 
     def submit(self, samples: list, batchify_fn) -> _Pending:
         pending = _Pending(_unpack)
-        self._inflight.add(pending)
-        self._pool.apply_async(_process_batch, (list(samples), batchify_fn),
-                               callback=pending.set_result, error_callback=pending.set_error)
+        with self._lock:
+            tid = self._next_tid
+            self._next_tid += 1
+            self._send(min(self._workers, key=lambda w: len(w.tasks)), tid, (pending, list(samples), batchify_fn, 0))
         return pending
 
+    def _send(self, worker: _Worker, tid: int, task: tuple) -> None:
+        worker.tasks[tid] = task
+        try:
+            worker.conn.send((tid, task[1], task[2]))
+        except (OSError, EOFError):
+            pass  # it died: the reader sees its process end and hands the task on
+
+    # -- the reader thread ------------------------------------------------------------------------------
+    def _read(self) -> None:
+        while True:
+            with self._lock:
+                if self._closed:
+                    return
+                by_conn = {w.conn: w for w in self._workers}
+                by_sentinel = {w.proc.sentinel: w for w in self._workers}
+            ready = multiprocessing.connection.wait([*by_conn, *by_sentinel, self._wake_r])
+            if self._wake_r in ready:
+                return
+            for obj in ready:
+                worker = by_conn.get(obj)
+                if worker is not None:
+                    try:
+                        tid, ok, value = obj.recv()
+                    except (EOFError, OSError):
+                        continue  # its process ended: the sentinel says so
+                    with self._lock:
+                        task = worker.tasks.pop(tid, None)
+                    if task is None:
+                        _discard(value)
+                    elif ok:
+                        task[0].set_result(value)
+                    else:
+                        task[0].set_error(value)
+            for obj in ready:
+                worker = by_sentinel.get(obj)
+                if worker is not None:
+                    self._replace(worker)
+
+    def _replace(self, dead: _Worker) -> None:
+        """A worker process ended: say so, start another in its place, and hand its batches on."""
+        dead.proc.join(1.0)
+        what = _death(dead.index, dead.proc.pid, dead.proc.exitcode)
+        with self._lock:
+            if self._closed:
+                return
+            fresh = _Worker(self._ctx, dead.index, self._payload)
+            self._workers[self._workers.index(dead)] = fresh
+            owed, dead.tasks = dead.tasks, {}
+            for tid, (pending, samples, batchify_fn, tries) in sorted(owed.items()):
+                if tries >= self.retries:
+                    pending.set_error(WorkerDied(f"{what} while reading samples {samples[:8]}"
+                                                 f"{' ...' if len(samples) > 8 else ''}, twice: the batch is "
+                                                 "given up (does reading it crash the process?)"))
+                else:
+                    self._send(fresh, tid, (pending, samples, batchify_fn, tries + 1))
+        dead.conn.close()
+        warnings.warn(f"{what}; it was restarted as pid {fresh.proc.pid} and its {len(owed)} batch(es) "
+                      "handed to it", RuntimeWarning, stacklevel=1)
+
+    # -- closing -----------------------------------------------------------------------------------------
     def close(self) -> None:
-        """Let the batches in flight land (briefly) so their shared memory is freed, then stop the workers."""
-        self._pool.close()
+        """Let the batches in flight land (briefly) so their shared memory is freed, then stop the workers:
+        asked, then terminated, then killed; never a hang, never a process left behind."""
         deadline = time.monotonic() + _CLOSE_GRACE
-        for pending in list(self._inflight):
+        with self._lock:
+            inflight = [t[0] for w in self._workers for t in w.tasks.values()]
+        for pending in inflight:
             if not pending._done.wait(max(0.0, deadline - time.monotonic())):
                 break
-        self._pool.terminate()
+        with self._lock:
+            self._closed = True
+            workers = list(self._workers)
+        self._wake_w.send(None)
+        for w in workers:
+            try:
+                w.conn.send(None)
+            except (OSError, EOFError):
+                pass
+        for w in workers:
+            w.proc.join(max(0.05, deadline - time.monotonic()))
+            if w.proc.is_alive():
+                w.proc.terminate()
+                w.proc.join(1.0)
+            if w.proc.is_alive():
+                w.proc.kill()
+                w.proc.join(1.0)
+            w.conn.close()
+        if self._reader is not threading.current_thread():
+            self._reader.join(1.0)
+        for w in workers:  # batches nobody will read: free their shared memory
+            for pending, *_ in w.tasks.values():
+                pending.abandon()
