@@ -20,6 +20,7 @@ from functools import partial
 
 import numpy as np
 
+from ..base import MXAsyncError
 from ..runtime.context import Context
 from ..runtime.engine import Engine
 from ..runtime.storage import Storage
@@ -73,8 +74,20 @@ def alloc_chunk(shape: tuple, dtype, ctx: Context, xp, op_output: bool = False) 
     """A chunk holding an uninitialised array of ``shape``/``dtype`` on ``ctx``.
 
     ``op_output``: the chunk is first written by the engine op pushed next, so it may take
-    a parked block whose old ops are still pending (see the module docstring).
+    a parked block whose old ops are still pending (see the module docstring).  An array too
+    big to allocate raises ``MXNetError`` naming its shape, dtype and size (never numpy's bare
+    ``ValueError: Maximum allowed dimension exceeded`` or ``MemoryError``).
     """
+    try:
+        return _alloc_chunk(shape, dtype, ctx, xp, op_output)
+    except (ValueError, MemoryError, OverflowError) as exc:
+        dt = np.dtype(dtype)
+        nbytes = dt.itemsize * _prod(shape)
+        raise MXAsyncError(f"cannot allocate an array of shape {tuple(shape)} and dtype {dt.name} on {ctx}: "
+                           f"{nbytes:.3g} bytes ({type(exc).__name__}: {exc})") from exc
+
+
+def _alloc_chunk(shape: tuple, dtype, ctx: Context, xp, op_output: bool) -> Chunk:
     dtype = np.dtype(dtype)
     if xp is np:
         nbytes = dtype.itemsize * _prod(shape)

@@ -48,7 +48,18 @@ def list_images(root: str, recursive: bool, exts: Sequence[str]) -> Iterator[Lis
                 index += 1
         return
     classes: dict[str, int] = {}
+    seen: set[tuple[int, int]] = set()  # (device, inode) of every folder walked: a symlink loop ends here
     for folder, dirs, files in os.walk(root, followlinks=True):
+        try:
+            st = os.stat(folder)
+        except OSError:
+            dirs[:] = []
+            continue
+        if (st.st_dev, st.st_ino) in seen:
+            print(f"im2rec: skipping {folder}: a symbolic link leads back to a folder already listed", file=sys.stderr)
+            dirs[:] = []
+            continue
+        seen.add((st.st_dev, st.st_ino))
         dirs.sort()
         for name in sorted(files):
             if not name.lower().endswith(exts):
@@ -190,6 +201,23 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run im2rec with ``argv`` (``sys.argv[1:]`` by default); returns the exit status."""
     args = build_parser().parse_args(argv)
+    try:
+        return _run(args)
+    except OSError as exc:  # a missing folder, a full disk, no permission: one line, not a traceback
+        print(f"im2rec: {exc}", file=sys.stderr)
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    if not os.path.isdir(args.root):
+        print(f"im2rec: the image root {args.root!r} is not a folder", file=sys.stderr)
+        return 1
+    folder = os.path.dirname(os.path.abspath(args.prefix))
+    if not os.path.isdir(folder):
+        what = "lists" if args.list else "records"
+        print(f"im2rec: cannot write the {what} of {args.prefix!r}: the folder {folder!r} does not exist "
+              "(create it first)", file=sys.stderr)
+        return 1
     if args.list:
         for path in make_lists(args):
             print(f"im2rec: wrote {path}")

@@ -1,6 +1,7 @@
 """``mxasync train``: train a LeNet (or an MLP) on the bundled digits, with a live progress bar.
 
-Per epoch it prints and appends to ``OUT/metrics.jsonl`` the training accuracy and
+Per epoch it prints and appends to ``OUT/metrics.jsonl`` (a previous run's file is rotated to
+``metrics.jsonl.1``, ``.2`` ..., never deleted) the training accuracy and
 cross-entropy and the exact validation ones; at the end it writes a checkpoint
 (``OUT/<network>-symbol.json`` and ``OUT/<network>-%04d.params``), with
 ``--profile`` a Chrome trace (``OUT/profile.json``) and with ``--plot`` the curves.
@@ -139,6 +140,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    try:
+        return _train(parser, args)
+    except OSError as exc:  # a full disk, a folder removed mid-run: one line naming the file, no traceback
+        print(f"mxasync train: {exc}", file=sys.stderr)
+        return 1
+
+
+def _train(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from .. import initializer, metric, profiler
     from .. import random as mx_random
     from ..callback import ProgressBar
@@ -147,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     from ..module import Module
     from .data import digits_data
     from .networks import get_network
-    from .report import MetricsLog, evaluate, plot_curves
+    from .report import MetricsLog, evaluate, plot_curves, rotate
 
     n_train = len(digits_split("train")[1])
     if args.batch_size > n_train:  # one padded batch of mostly copies: refuse rather than allocate it
@@ -163,7 +172,9 @@ def main(argv: list[str] | None = None) -> int:
 
     mod = Module(net, context=contexts)
     log_path = out / "metrics.jsonl"
-    log_path.unlink(missing_ok=True)
+    kept = rotate(log_path)  # the previous runs' logs are kept, never deleted
+    if kept:
+        print(f"mxasync train: the previous {log_path.name} is kept as {kept.name}", flush=True)
     log = MetricsLog(log_path)
     train_metric = metric.create(["acc", "ce"])
     bar = None if args.quiet else ProgressBar(total=batches)

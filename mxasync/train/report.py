@@ -4,13 +4,37 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import numpy as np
 
 from ..atomic import write_file
 
-__all__ = ["evaluate", "MetricsLog", "plot_curves"]
+__all__ = ["evaluate", "MetricsLog", "plot_curves", "rotate", "KEEP_LOGS"]
+
+KEEP_LOGS = 9  # rotated logs kept beside the current one (``metrics.jsonl.1`` newest ... ``.9`` oldest)
+
+
+def rotate(path: str | Path, keep: int = KEEP_LOGS) -> Path | None:
+    """Move an existing ``path`` to ``path.1`` (``.1`` to ``.2`` ..., the oldest beyond ``keep`` goes)
+    so a new run starts a fresh log without losing the last ones; returns where it went, or None.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "m.jsonl"
+    >>> _ = p.write_text("old\\n"); rotate(p).name, p.exists()
+    ('m.jsonl.1', False)
+    """
+    path = Path(path)
+    if not path.exists():
+        return None
+    for k in range(keep - 1, 0, -1):
+        older = path.with_name(f"{path.name}.{k}")
+        if older.exists():
+            os.replace(older, path.with_name(f"{path.name}.{k + 1}"))
+    target = path.with_name(f"{path.name}.1")
+    os.replace(path, target)
+    return target
 
 
 def evaluate(mod, data) -> tuple[float, float, int]:
