@@ -16,7 +16,8 @@ import numpy as np
 
 from ..base import MXAsyncError
 from ..runtime.context import BUILTIN_DEVICE_TYPES, Context, num_gpus
-from .ndarray import NDArray, array, empty
+from .chunk import alloc_chunk
+from .ndarray import NDArray, _xp, array
 from .serialization import ArrayRecord, dumps_arrays, load_arrays, loads_arrays, save_arrays
 
 __all__ = ["save", "load", "load_frombuffer", "dumps"]
@@ -51,15 +52,24 @@ def dumps(data) -> bytes:
     return dumps_arrays(_records(data))
 
 
-def _to_ndarray(rec: ArrayRecord, made: dict[int, NDArray]):
-    if rec.array is None:
-        return None
-    dev_type, dev_id = rec.context
+def _context(saved: tuple[int, int]) -> Context:
+    dev_type, dev_id = saved
     ctx = Context(dev_type if dev_type in Context.devtype2str else 1, dev_id)
     if ctx.device_type == "gpu" and dev_id >= num_gpus():
         ctx = Context("cpu", 0)  # saved on a GPU we do not have: load on the CPU, like MXNet
     elif ctx.device_type in ("cpu_pinned", "cpu_shared"):
         ctx = Context("cpu", 0)
+    return ctx
+
+
+def _to_ndarray(rec: ArrayRecord, made: dict[int, NDArray], contexts: dict | None = None):
+    if rec.array is None:
+        return None
+    if contexts is None:
+        contexts = {}
+    ctx = contexts.get(rec.context)
+    if ctx is None:
+        ctx = contexts[rec.context] = _context(rec.context)
     held = made.get(id(rec.array))
     if held is not None and held.context == ctx:
         return held  # the file's bytes were read straight into it: no copy
@@ -68,9 +78,10 @@ def _to_ndarray(rec: ArrayRecord, made: dict[int, NDArray]):
 
 def _convert(loaded, made: dict[int, NDArray] | None = None):
     made = made or {}
+    contexts: dict = {}  # one Context per (device type, id) of the file, not one per array
     if isinstance(loaded, dict):
-        return {k: _to_ndarray(v, made) for k, v in loaded.items()}
-    return [_to_ndarray(v, made) for v in loaded]
+        return {k: _to_ndarray(v, made, contexts) for k, v in loaded.items()}
+    return [_to_ndarray(v, made, contexts) for v in loaded]
 
 
 def load(fname):
@@ -80,11 +91,14 @@ def load(fname):
     array's bytes go straight into the NDArray's memory (peak memory near the data's size).
     """
     made: dict[int, NDArray] = {}
+    cpu0 = Context("cpu", 0)
+    xp = _xp(cpu0)
 
-    def alloc(shape, dtype):
-        out = empty(shape, Context("cpu", 0), dtype)
-        made[id(out._data)] = out
-        return out._data
+    def alloc(shape, dtype):  # the file's shapes are checked already: no user-shape checks per array
+        chunk = alloc_chunk(shape, dtype, cpu0, xp)
+        out = NDArray(chunk, chunk.base)
+        made[id(chunk.base)] = out
+        return chunk.base
 
     return _convert(load_arrays(fname, alloc), made)
 

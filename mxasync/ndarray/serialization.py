@@ -204,6 +204,8 @@ def save_arrays(target: str | os.PathLike[str] | IO[bytes], data: SaveData, *, n
 Alloc = Callable[[tuple[int, ...], np.dtype], np.ndarray]
 _MAX_BYTES = 2**63 - 1
 _CHUNK = 1 << 20
+_WINDOW = 1 << 20  # a stream's read-ahead: small arrays and headers are parsed out of it
+_SMALL = 1 << 16  # arrays up to this many bytes are copied out of the window; bigger ones are read into place
 
 
 def _np_alloc(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
@@ -224,6 +226,13 @@ class _Reader:
 
     def remaining(self) -> int | None:
         return len(self.buf) - self.pos
+
+    def window(self, n: int):
+        """``(buffer, offset)`` with ``n`` bytes ahead, or None (see :func:`_fast_array`)."""
+        return (self.buf, self.pos) if len(self.buf) - self.pos >= n else None
+
+    def skip(self, n: int) -> None:
+        self.pos += n
 
     def take(self, n: int, what: str) -> memoryview:
         left = len(self.buf) - self.pos
@@ -250,13 +259,17 @@ class _Reader:
 
 
 class _StreamReader(_Reader):
-    """The same reads from a file, never reading ahead: the header is checked before any large read,
-    data goes straight into the array ``alloc`` returns, and on a regular file every length is
-    checked against the bytes left before anything is allocated."""
+    """The same reads from a file, through a read-ahead window of at most :data:`_WINDOW` bytes: the
+    header of an array is checked before its data is read, a large array's data goes straight into
+    the array ``alloc`` returns (never through the window), and on a regular file every length is
+    checked against the bytes left before anything is allocated.  Small arrays come out of the
+    window: a file of a million one-element arrays costs no read call per array."""
 
     def __init__(self, f: IO[bytes]) -> None:
         self.f = f
-        self.pos = 0
+        self.pos = 0  # bytes consumed (the window holds what was read ahead of it)
+        self.buf: bytes = b""
+        self.off = 0
         self.size: int | None = None
         try:
             st = os.fstat(f.fileno())
@@ -268,11 +281,34 @@ class _StreamReader(_Reader):
     def remaining(self) -> int | None:
         return None if self.size is None else self.size - self.pos
 
+    def window(self, n: int) -> tuple[bytes, int] | None:
+        """``(buffer, offset)`` with ``n`` (at most a window's) bytes ahead, or None when the file ends first."""
+        avail = len(self.buf) - self.off
+        if avail < n:
+            if n > _WINDOW:
+                return None
+            self.buf = self.buf[self.off:] + self.f.read(_WINDOW - avail)
+            self.off = 0
+            if len(self.buf) < n:
+                return None
+        return self.buf, self.off
+
+    def skip(self, n: int) -> None:
+        """Consume ``n`` bytes that :meth:`window` showed."""
+        self.off += n
+        self.pos += n
+
     def take(self, n: int, what: str) -> memoryview:
         left = self.remaining()
         if left is not None and n > left:
             raise _truncated(n, what, self.pos, left)
-        parts, need = [], n
+        if n <= _WINDOW and self.window(n) is not None:
+            out = memoryview(self.buf)[self.off:self.off + n]
+            self.skip(n)
+            return out
+        parts = [self.buf[self.off:]]
+        need = n - len(parts[0])
+        self.buf, self.off = b"", 0
         while need:  # in bounded chunks: a huge claimed length costs only the bytes really there
             chunk = self.f.read(min(need, _CHUNK))
             if not chunk:
@@ -280,17 +316,20 @@ class _StreamReader(_Reader):
             parts.append(chunk)
             need -= len(chunk)
         self.pos += n
-        return memoryview(parts[0] if len(parts) == 1 else b"".join(parts))
+        return memoryview(b"".join(parts))
 
     def read_data(self, shape: tuple[int, ...], count: int, dtype: np.dtype, what: str, alloc: Alloc) -> np.ndarray:
         nbytes = count * dtype.itemsize
-        if self.size is None:
+        if self.size is None or nbytes <= _SMALL:
             return super().read_data(shape, count, dtype, what, alloc)
         left = self.size - self.pos
         if nbytes > left:
             raise _truncated(nbytes, what, self.pos, left)
         out = alloc(shape, dtype)
-        view, done = memoryview(out.reshape(-1)).cast("B"), 0
+        view = memoryview(out.reshape(-1)).cast("B")
+        done = min(len(self.buf) - self.off, nbytes)  # what the window already holds
+        view[:done] = memoryview(self.buf)[self.off:self.off + done]
+        self.buf, self.off = self.buf[self.off + done:], 0
         while done < nbytes:
             got = self.f.readinto(view[done:])
             if not got:
@@ -300,6 +339,53 @@ class _StreamReader(_Reader):
         if sys.byteorder == "big" and dtype.itemsize > 1:
             out.byteswap(inplace=True)
         return out
+
+
+_LEN = struct.Struct("<Q")
+_V2_HEAD = struct.Struct("<Iii")  # magic, storage type, ndim
+_BODY = struct.Struct("<iii")  # device type, device id, type flag
+_DIMS = [struct.Struct(f"<{n}q") for n in range(9)]
+_LE_TYPES = {flag: dt.newbyteorder("<") for flag, dt in TYPE_FLAGS.items()}
+
+
+def _fast_array(r: _Reader, alloc: Alloc) -> ArrayRecord | None:
+    """A dense V2 array of at most 8 dimensions whose header and data sit in the reader's window, read
+    with no intermediate call per field; None (nothing consumed) for anything else, which the full
+    reader then takes with its checks and messages."""
+    got = r.window(12)
+    if got is None:
+        return None
+    buf, off = got
+    magic, stype, ndim = _V2_HEAD.unpack_from(buf, off)
+    if magic != V2_MAGIC or stype != 0 or not 0 < ndim <= 8:
+        return None
+    head = 24 + 8 * ndim
+    if len(buf) - off < head:
+        got = r.window(head)
+        if got is None:
+            return None
+        buf, off = got
+    shape = _DIMS[ndim].unpack_from(buf, off + 12)
+    dev_type, dev_id, flag = _BODY.unpack_from(buf, off + 12 + 8 * ndim)
+    dtype = _LE_TYPES.get(flag)
+    if dtype is None or dev_type not in DEV_TYPES or min(shape) < 0:
+        return None
+    count, extent = 1, dtype.itemsize
+    for d in shape:
+        count *= d
+        extent *= d or 1
+    nbytes = count * dtype.itemsize
+    if nbytes > _SMALL or extent > _MAX_BYTES:  # big data is read in place; a shape numpy cannot hold, refused
+        return None
+    if len(buf) - off < head + nbytes:
+        got = r.window(head + nbytes)
+        if got is None:
+            return None
+        buf, off = got
+    out = alloc(shape, dtype)
+    out.reshape(-1)[...] = np.frombuffer(buf, dtype, count, off + head)
+    r.skip(head + nbytes)
+    return ArrayRecord(out, (dev_type, dev_id))
 
 
 def _read_dims(r: _Reader, ndim: int, fmt: str, what: str) -> tuple[int, ...]:
@@ -384,7 +470,10 @@ def _parse(r: _Reader, alloc: Alloc) -> Loaded:
             f"truncated NDArray file: expected at least {4 * count} bytes for the {count} arrays "
             f"the array count announces at byte offset {r.pos}, but only {left} remain"
         )
-    records = [_read_array(r, i, alloc) for i in range(count)]
+    records = []
+    for i in range(count):
+        rec = _fast_array(r, alloc)
+        records.append(rec if rec is not None else _read_array(r, i, alloc))
     at = r.pos
     nnames = r.one("Q", "name count")
     if nnames not in (0, count):
@@ -393,6 +482,18 @@ def _parse(r: _Reader, alloc: Alloc) -> Loaded:
         return records
     out: dict[str, ArrayRecord] = {}
     for i, rec in enumerate(records):
+        got = r.window(8)
+        if got is not None:  # the common case, straight out of the window
+            size = _LEN.unpack_from(*got)[0]
+            got = r.window(8 + size) if size <= _SMALL else None
+            if got is not None:
+                buf, off = got
+                try:
+                    out[str(buf[off + 8:off + 8 + size], "utf-8")] = rec
+                    r.skip(8 + size)
+                    continue
+                except UnicodeDecodeError:
+                    pass  # the full reader names it
         at = r.pos
         size = r.one("Q", f"length of name {i}")
         raw = r.take(size, f"name {i}")
