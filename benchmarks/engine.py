@@ -182,7 +182,7 @@ def main() -> None:
         "chain_vs_independent": chain_vs_independent(eng),
         "inline_crossover": inline_crossover(eng, [10, 1000, 10_000, 30_000, 100_000, 1_000_000]
                                              if not args.quick else [10, 100_000]),
-        "inline_threshold_us": eng.inline_threshold * 1e6,
+        "inline_threshold_us": eng._placement.inline_threshold * 1e6,
     }
     print(json.dumps(result, indent=2))
 

@@ -3,7 +3,6 @@
 It knows nothing of arrays or operators; every other layer builds on it.
 """
 
-from . import lifetime  # noqa: F401 - registers the exit and fork handlers
 from .context import Context, cpu, cpu_pinned, cpu_shared, current_context, device, gpu, num_gpus, register_device_type
 from .engine import Engine, Operator, bulk, get, set_bulk_size
 from .features import Feature, Features, feature_list

@@ -38,7 +38,7 @@ import numpy as np
 from ..base import MXAsyncError, env_int
 from .context import Context
 from .engine import Engine
-from .threads import default_worker_threads
+from .engine.threads import default_worker_threads
 
 __all__ = ["ResourceRequest", "Resource", "ResourceManager", "register_resource_factory", "seed"]
 

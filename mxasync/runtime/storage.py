@@ -50,7 +50,7 @@ from collections import defaultdict, deque
 
 from ..base import MXAsyncError, env_int, env_str
 from .context import Context
-from .threads import cpu_count
+from .engine.threads import cpu_count
 
 __all__ = ["Storage", "StorageHandle", "CPUStorage", "GPUStorage", "register_storage"]
 

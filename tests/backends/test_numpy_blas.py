@@ -88,7 +88,7 @@ def test_threads_follow_the_machine_and_leave_numpys_alone(monkeypatch):
     import threadpoolctl
 
     if not os.environ.get("MXASYNC_BLAS_THREADS"):
-        from mxasync.runtime.threads import cpu_count
+        from mxasync.runtime.engine.threads import cpu_count
 
         assert blas.threads() == cpu_count()  # the default: a lone GEMM may take every core
     def users():  # every BLAS but the engine's own

@@ -139,7 +139,8 @@ def test_temporaries_keep_memory_flat():
     # pushing thread at most MXASYNC_MAX_LEAD_OPS pending ops ahead (each temporary is an op
     # plus its delete), plus the pool's backlog and what the workers run.
     eng = mx.engine.get()
-    bound = (eng.yield_above // 2 + eng.max_backlog + eng.num_workers + 4) * (1 << 20)
+    placement = eng._placement
+    bound = (placement.yield_above // 2 + placement.max_backlog + eng.num_workers + 4) * (1 << 20)
     assert stats["in_use"] <= 2 * (1 << 20)
     assert stats["peak"] <= bound
     assert stats["pooled"] <= bound

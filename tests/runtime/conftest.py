@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from mxasync.runtime.engine import Engine
-from mxasync.runtime.naive import NaiveEngine
+from mxasync.runtime.engine.naive import NaiveEngine
 
 _ENGINES: dict[str, Engine] = {}
 

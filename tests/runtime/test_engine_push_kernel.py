@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import mxasync as mx
-from mxasync.runtime.naive import NaiveEngine
+from mxasync.runtime.engine.naive import NaiveEngine
 
 CPU = mx.cpu()
 

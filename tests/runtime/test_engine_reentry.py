@@ -50,7 +50,7 @@ def test_inline_fast_path_wait_for_all_raises(engine):
 
 def test_wait_for_work_queued_behind_the_op_raises(engine):
     """The op writes v; a later op reads v and writes w; waiting for w inside the first op needs it."""
-    if isinstance(engine, mx.runtime.naive.NaiveEngine):
+    if isinstance(engine, mx.runtime.engine.naive.NaiveEngine):
         pytest.skip("NaiveEngine runs the first op inside its push: nothing is queued behind it yet")
     gate = threading.Event()
     v, w = engine.new_variable(), engine.new_variable()
@@ -139,7 +139,7 @@ def test_coroutine_op_awaiting_itself_raises_and_unrelated_work_is_fine(engine):
     seen: list = []
     gate = threading.Event()
     engine.push_sync(lambda r: gate.wait(5), CPU, [], [other], name="other", inline=False) \
-        if not isinstance(engine, mx.runtime.naive.NaiveEngine) else None
+        if not isinstance(engine, mx.runtime.engine.naive.NaiveEngine) else None
 
     async def coro(rctx):
         for wait in (lambda: engine.wait_for_var_async(v), engine.wait_for_all_async):

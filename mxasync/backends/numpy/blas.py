@@ -115,7 +115,7 @@ def _load() -> None:
         except (ImportError, OSError, AttributeError, IndexError):  # no private BLAS: numpy does it all
             _loaded = True
             return
-        from ...runtime.threads import cpu_count
+        from ...runtime.engine.threads import cpu_count
 
         n = max(1, env_int(cpu_count(), "MXASYNC_BLAS_THREADS"))
         set_threads.argtypes = [ctypes.c_int]

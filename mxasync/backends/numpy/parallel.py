@@ -25,7 +25,7 @@ import queue
 import threading
 from collections.abc import Callable
 
-from ...runtime.threads import cpu_count
+from ...runtime.engine.threads import cpu_count
 from . import pressure
 
 __all__ = ["split", "nthreads", "worth_splitting", "MIN_ELEMENTS"]

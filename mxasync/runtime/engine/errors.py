@@ -3,31 +3,43 @@ and is raised once (MXNet's rule): at a wait on one of those vars or at ``wait_f
 
 from __future__ import annotations
 
-from .op_block import _Op, _wrap_error
-from .run_context import FnProperty
-from .var import ErrorRecord, VarHandle
+import warnings
+from collections.abc import Callable
 
-__all__ = ["ErrorsMixin"]
+from ..run_context import FnProperty
+from ..var import ErrorRecord, VarHandle
+from .ops import _Op, _wrap_error
+
+__all__ = ["Errors"]
 
 _DELETE_VAR = FnProperty.DELETE_VAR
 
 
-class ErrorsMixin:
-    def _make_error(self, op: _Op, exc: BaseException) -> ErrorRecord | None:
+class Errors:
+    """The errors not yet reported.  ``live`` counts them; while it is not zero the engine takes its
+    full path (``on_change`` tells the engine to look again), where ops check what they inherit."""
+
+    def __init__(self, lock, on_change: Callable[[], None]):
+        self.records: list[ErrorRecord] = []
+        self.live = 0
+        self._lock = lock  # the engine's lock (Grants.lock)
+        self._on_change = on_change
+
+    def make(self, op: _Op, exc: BaseException) -> ErrorRecord | None:
+        """The record of ``op`` failing with ``exc`` (None for a failed delete: a warning, nobody reads it)."""
         name = op.display_name()
         if op.prop is _DELETE_VAR:  # nobody will read the var again; say so and go on
-            import warnings
-
             warnings.warn(f"engine: delete op {name!r} failed: {exc!r}", RuntimeWarning, stacklevel=1)
             return None
         record = ErrorRecord(_wrap_error(exc, name), name)
         with self._lock:
-            self._errors.append(record)
-            self._live_errors += 1
-            self._slow = True
+            self.records.append(record)
+            self.live += 1
+            self._on_change()
         return record
 
-    def _inherit_error(self, op: _Op) -> bool:
+    @staticmethod
+    def inherit(op: _Op) -> bool:
         """Spoil ``op`` if a var it touches carries an unreported error (MXNet's skip rule)."""
         for v in op.const_vars:
             e = v._err
@@ -41,7 +53,8 @@ class ErrorsMixin:
                 return True
         return False
 
-    def _raise_var_error(self, var: VarHandle) -> None:
+    def raise_var(self, var: VarHandle) -> None:
+        """Raise the unreported error on ``var``, marking it reported."""
         err = var._err
         if err is None or err.reported:
             return
@@ -49,22 +62,23 @@ class ErrorsMixin:
             if err.reported:
                 return
             err.reported = True
-            self._live_errors -= 1
-            self._refresh_slow()
+            self.live -= 1
+            self._on_change()
         raise err.exc
 
-    def _raise_first_error(self) -> None:
-        if not self._errors:
+    def raise_first(self) -> None:
+        """Raise the first unreported error; every error pending now counts as reported."""
+        if not self.records:
             return
         with self._lock:
             first = None
-            for record in self._errors:
+            for record in self.records:
                 if not record.reported:
                     if first is None:
                         first = record
                     record.reported = True
-                    self._live_errors -= 1
-            self._refresh_slow()
-            self._errors.clear()
+                    self.live -= 1
+            self._on_change()
+            self.records.clear()
         if first is not None:
             raise first.exc

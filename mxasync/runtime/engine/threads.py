@@ -13,7 +13,7 @@ import itertools
 import os
 import threading
 
-from ..base import env_int
+from ...base import env_int
 
 __all__ = ["WorkerPool", "EngineLoop", "cpu_count"]
 

@@ -9,7 +9,7 @@ satisfies every dependency among its members.
 
 from __future__ import annotations
 
-from ..base import MXAsyncError
+from ...base import MXAsyncError
 
 __all__ = ["BulkScope", "BulkSegment"]
 

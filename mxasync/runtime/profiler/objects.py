@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import time
 
-from ..base import MXAsyncError
-from .profiler import current
+from ...base import MXAsyncError
+from .core import current
 
 __all__ = ["Domain", "Task", "Frame", "Event", "Counter", "Marker"]
 

@@ -23,9 +23,9 @@ import time
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from ..atomic import write_file
-from ..base import MXAsyncError
-from .profiler_stats import aggregate_json, aggregate_table, check_dumps_args
+from ...atomic import write_file
+from ...base import MXAsyncError
+from .stats import aggregate_json, aggregate_table, check_dumps_args
 
 __all__ = ["Profiler", "Record", "set_config", "set_state", "state", "dump", "dumps", "pause", "resume",
            "OPERATOR_DOMAIN", "CUSTOM_OP_DOMAIN", "scope", "current_scope"]
@@ -155,7 +155,7 @@ def current() -> Profiler:
 
 
 def _engine():
-    from .engine import Engine
+    from ..engine import Engine
 
     return Engine.get()
 

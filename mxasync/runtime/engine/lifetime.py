@@ -9,8 +9,9 @@ import threading
 import weakref
 from typing import Any
 
-from ..base import env_float
-from .engine import Engine
+from ...base import env_float
+from .fork import restart_in_child
+from .threaded import Engine
 
 
 def _exit_timeout() -> float:
@@ -27,7 +28,7 @@ def _drain_at_exit() -> None:
         eng._flush_bulk()
     if eng._loop.in_loop_thread():
         return
-    eng._wait_idle(_exit_timeout())
+    eng._waits.idle(_exit_timeout())
 
 
 _fork_state: dict[str, Any] = {}
@@ -36,7 +37,7 @@ _fork_state: dict[str, Any] = {}
 def _fork_locks() -> list:
     """The locks whose state a child must not inherit half-taken: the storage pools' (taken
     first: storage code never waits for the engine's lock while holding its own)."""
-    from .storage import Storage
+    from ..storage import Storage
 
     return [Storage._instances_lock] + [s._lock for s in Storage.all().values()]
 
@@ -44,7 +45,7 @@ def _fork_locks() -> list:
 def _before_fork() -> None:
     """Hold the engine's lock (and the pools') across ``fork()`` so the child copies consistent
     var states.  Pending work is *not* waited for: the child never runs it (see
-    ``Engine._after_fork_in_child``), so a fork with minutes of queued work is as quick as any."""
+    ``fork.restart_in_child``), so a fork with minutes of queued work is as quick as any."""
     eng = Engine._instance
     if eng is None:
         return
@@ -54,7 +55,7 @@ def _before_fork() -> None:
     eng._lock.acquire()
     _fork_state["engine"] = weakref.ref(eng)
     _fork_state["locks"] = locks
-    _fork_state["pending"] = eng._pending
+    _fork_state["pending"] = eng.num_pending
 
 
 def _after_fork_parent() -> None:
@@ -75,14 +76,14 @@ def _after_fork_child() -> None:
     _fork_state.clear()
     if eng is None:
         return
-    from .storage import Storage
+    from ..storage import Storage
 
     # this thread took them in the parent; new ones are simpler than releasing them here
     Storage._instances_lock = threading.Lock()
     for storage in Storage.all().values():
         storage._lock = threading.RLock()
     del locks
-    eng._after_fork_in_child(pending)
+    restart_in_child(eng, pending)
 
 
 if hasattr(os, "register_at_fork"):

@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["DeferredMixin"]
+__all__ = ["Deferred"]
 
 
-class DeferredMixin:
-    def defer(self, fn: Callable[[], Any]) -> None:
-        """Run ``fn()`` at the next push, wait or pooled allocation, on that caller's thread.
+class Deferred:
+    """The finalizers' queue.  ``queue`` is a deque the hot paths test for emptiness (bound once)."""
 
-        For finalizers: ``__del__`` can run inside a garbage-collection pass on a thread
-        that holds the engine's lock (any allocation may start one), where pushing an op
-        would deadlock; appending here takes no lock.
-        """
-        self._deferred.append(fn)
+    def __init__(self, tls):
+        self.queue: deque[Callable[[], Any]] = deque()
+        self._tls = tls  # the engine's _ThreadState (its ``draining`` flag)
 
-    def run_deferred(self) -> None:
-        """Run what :meth:`defer` queued (a finalizer's failure is ignored, as in ``__del__``).
+    def run(self) -> None:
+        """Run what ``Engine.defer`` queued (a finalizer's failure is ignored, as in ``__del__``).
 
         The pushes this makes do not drain again on this thread: the loop here takes the rest.
         """
@@ -27,11 +25,11 @@ class DeferredMixin:
         if tls.draining:
             return
         tls.draining = True
-        deferred = self._deferred
+        queue = self.queue
         try:
-            while deferred:
+            while queue:
                 try:
-                    fn = deferred.popleft()
+                    fn = queue.popleft()
                 except IndexError:  # another thread took the last one
                     return
                 try:

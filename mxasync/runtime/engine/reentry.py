@@ -14,11 +14,19 @@ from __future__ import annotations
 import sys
 from itertools import chain
 
+from .execution import Runner
+from .grants import Grants
+
 __all__ = ["running_op", "needs"]
 
-# the engine methods that call an op's fn; their frames hold the op being run
-_RUNNERS = ("_run_now", "_execute", "_execute_full", "_start_one_callback", "_run_coro")
-_codes: dict[type, dict] = {}
+# the engine functions that call an op's fn; their frames hold the op being run
+_RUNNERS = {
+    Grants.run_now.__code__: "run_now",
+    Runner._execute.__code__: "execute",
+    Runner._execute_full.__code__: "execute",
+    Runner._start_one_callback.__code__: "callback",
+    Runner._run_coro.__code__: "coroutine",
+}
 
 
 class Running:
@@ -34,29 +42,22 @@ class Running:
         return any(v is var for v in chain(self.const_vars, self.mutate_vars))
 
 
-def _runner_codes(engine_type: type) -> dict:
-    codes = _codes.get(engine_type)
-    if codes is None:
-        codes = _codes[engine_type] = {getattr(engine_type, n).__code__: n for n in _RUNNERS}
-    return codes
-
-
-def running_op(engine, depth: int = 2) -> Running | None:
+def running_op(depth: int = 2) -> Running | None:
     """The op whose fn the calling thread is inside (its frames up to an engine runner), or None."""
-    codes = _runner_codes(type(engine))
+    codes = _RUNNERS
     frame = sys._getframe(depth)
     while frame is not None:
         kind = codes.get(frame.f_code)
         if kind is not None:
             local = frame.f_locals
-            if kind == "_run_now":
+            if kind == "run_now":
                 fn = local.get("fn")
                 name = local.get("name") or getattr(fn, "__qualname__", None) or repr(fn)
                 return Running(name, None, local.get("const_vars", ()), local.get("mutate_vars", ()), False)
             op = local.get("op")
             done = local.get("done")
             if op is not None and not (done is not None and done.called):  # a callback op that completed
-                return Running(op.display_name(), op, op.const_vars, op.mutate_vars, kind == "_run_coro")
+                return Running(op.display_name(), op, op.const_vars, op.mutate_vars, kind == "coroutine")
         frame = frame.f_back
     return None
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 import gc
 from collections import deque
 
-from ..base import MXAsyncError
-from .op_block import _SIGNAL
-from .var import ErrorRecord, VarHandle
+from ...base import MXAsyncError
+from ..var import ErrorRecord, VarHandle
+from .ops import _SIGNAL
 
-__all__ = ["ForkMixin", "forget_parent_work"]
+__all__ = ["restart_in_child", "forget_parent_work"]
 
 FORK_MESSAGE = (
     "a write to this array (or to one it was computed from) was pending in the parent process when it forked "
@@ -46,18 +46,26 @@ def forget_parent_work(engine) -> ErrorRecord | None:
     return record
 
 
-class ForkMixin:
-    def _after_fork_in_child(self, pending: int) -> None:
-        """A forked child starts clean: fresh locks, no pending op, threads and loop made on first
-        use.  The parent's pending ops never run here (their threads did not come along), so the
-        vars they held are freed, and those they would have written carry one error (raised once,
-        at the first wait on any of them, not by wait_for_all), since their value here is unknown."""
-        errors = [e for e in self._errors if not e.reported]
-        self._init_state()
-        self._errors = errors
-        self._live_errors = len(errors)
-        if pending:
-            # on the vars only: the child's wait_for_all has nothing of the parent's to report
-            if forget_parent_work(self) is not None:
-                self._live_errors += 1
-        self._refresh_slow()
+def restart_in_child(engine, pending: int) -> None:
+    """A forked child starts clean: fresh locks, no pending op, threads and loop made on first
+    use.  The parent's pending ops never run here (their threads did not come along), so the
+    vars they held are freed, and those they would have written carry one error (raised once,
+    at the first wait on any of them, not by wait_for_all), since their value here is unknown.
+
+    What the engine learned (op costs, whether devices are in use, the profiler, shutdown)
+    carries over; errors not yet reported too."""
+    old_errors, old_placement, old_devices, old_runner = (
+        engine._errors, engine._placement, engine._devices, engine._runner)
+    engine._assemble()
+    engine._placement.cost = old_placement.cost
+    engine._devices.used = old_devices.used
+    engine._runner.shutdown = old_runner.shutdown
+    engine.set_profiler(old_runner.profiler)
+    errors = engine._errors
+    errors.records = [e for e in old_errors.records if not e.reported]
+    errors.live = len(errors.records)
+    if pending:
+        # on the vars only: the child's wait_for_all has nothing of the parent's to report
+        if forget_parent_work(engine) is not None:
+            errors.live += 1
+    engine._refresh_slow()

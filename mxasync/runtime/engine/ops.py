@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 import time
 
-from ..base import MXAsyncError
-from .run_context import FnProperty
+from ...base import MXAsyncError
+from ..run_context import FnProperty
 
 __all__ = ["Operator"]
 
@@ -68,10 +68,10 @@ class Operator:
 class _OnComplete:
     """The ``on_complete`` callback handed to callback-style ops; call it once."""
 
-    __slots__ = ("engine", "op", "called", "started")
+    __slots__ = ("runner", "op", "called", "started")
 
-    def __init__(self, engine, op):
-        self.engine = engine
+    def __init__(self, runner, op):
+        self.runner = runner  # the engine's Runner (see .execution)
         self.op = op
         self.called = False
         self.started = None
@@ -81,12 +81,12 @@ class _OnComplete:
             raise MXAsyncError(f"on_complete of engine op {self.op.display_name()!r} called twice")
         self.called = True
         op = self.op
-        engine = self.engine
+        runner = self.runner
         if error is not None:
-            op.err = engine._make_error(op, error)
-        if self.started is not None and engine._profiler is not None:
-            engine._profiler.record(op, self.started, _perf())
-        engine._finish(op)
+            op.err = runner.make_error(op, error)
+        if self.started is not None and runner.profiler is not None:
+            runner.profiler.record(op, self.started, _perf())
+        runner.finish(op)
 
 
 def _wrap_error(exc: BaseException, name: str) -> MXAsyncError:
@@ -105,7 +105,7 @@ class _ThreadState(threading.local):
 
     bulk = None  # the open BulkSegment of this thread
     starting = None  # callback ops readied while this thread is inside one's fn (a trampoline)
-    draining = False  # inside Engine.run_deferred (its pushes must not drain again: no recursion)
+    draining = False  # inside Deferred.run (its pushes must not drain again: no recursion)
 
 
 def _dedupe_mutate(const_vars, mutate_vars):

@@ -20,58 +20,51 @@ Errors are stored on the vars the failing op writes, and spoil every op that
 later touches them; waits raise them, once.
 
 This module holds the public face (pushes, vars, operators, bulk, lifetime) and
-the tiny-op fast path; the rest is split by job into mixins: ``grants`` (granting
-and releasing vars), ``execution`` (dispatch and the run chain), ``errors``,
-``waits``, ``async_ops`` (callback and coroutine ops), ``placement`` (inline or
-pool), ``device_sync``, ``deferred`` (finalizers' work) and ``fork``.
+the tiny-op fast path of ``push_kernel``.  The rest is done by collaborators that
+own their state, built in :meth:`Engine._assemble`: :class:`~.grants.Grants` (the
+lock, granting and releasing vars, the pending count), :class:`~.execution.Runner`
+(dispatch, the run chain, callback and coroutine ops), :class:`~.placement.Placement`
+(inline or pool, the cost model, the push throttle), :class:`~.errors.Errors`,
+:class:`~.waits.Waits`, :class:`~.device_sync.DeviceSync` and :class:`~.deferred.Deferred`
+(finalizers' work); :mod:`.fork` restarts them in a forked child.  What a hot path needs
+from them is bound once (``self._submit`` is ``Grants.submit``), never looked up twice.
 """
 
 from __future__ import annotations
 
 import inspect
 import threading
-from _thread import allocate_lock
-from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..base import MXAsyncError, env_float, env_int, env_str
-from .async_ops import AsyncOpsMixin
-from .context import Context, current_context
-from .deferred import DeferredMixin
-from .device_sync import DeviceSyncMixin
-from .errors import ErrorsMixin
-from .execution import ExecutionMixin
-from .fork import ForkMixin
-from .grants import GrantsMixin
-from .op_block import (
-    _CALLBACK,
-    _CORO,
-    _NORMAL,
-    _SYNC,
-    Operator,
-    _dedupe_mutate,
-    _Op,
-    _ThreadState,
-)
-from .placement import PlacementMixin
-from .profiler import current_scope
-from .run_context import FnProperty, RunContext
-from .threads import EngineLoop, WorkerPool, default_worker_threads
-from .var import ErrorRecord, VarHandle
-from .waits import WaitMixin
+from ...base import MXAsyncError, env_int, env_str
+from ..context import Context, current_context
+from ..profiler import current_scope
+from ..run_context import FnProperty, RunContext
+from ..var import VarHandle
+from .deferred import Deferred
+from .device_sync import DeviceSync
+from .errors import Errors
+from .execution import Runner
+from .grants import Grants
+from .ops import _CALLBACK, _CORO, _NORMAL, _SYNC, Operator, _dedupe_mutate, _Op, _ThreadState
+from .placement import Placement
+from .threads import EngineLoop, default_worker_threads
+from .waits import Waits
 
 __all__ = ["Engine", "Operator", "get", "bulk", "set_bulk_size"]
 
 _DELETE_VAR = FnProperty.DELETE_VAR
 
 
-class Engine(GrantsMixin, ExecutionMixin, ErrorsMixin, DeferredMixin, PlacementMixin, AsyncOpsMixin, WaitMixin,
-             DeviceSyncMixin, ForkMixin):
+class Engine:
     """The threaded asyncio engine.  ``Engine.get()`` returns the process-wide one."""
 
     _instance: Engine | None = None
     _instance_lock = threading.Lock()
+    # the collaborators' types (the naive engine changes where ops run)
+    _runner_type: type[Runner] = Runner
+    _placement_type: type[Placement] = Placement
 
     @classmethod
     def get(cls) -> Engine:
@@ -91,32 +84,31 @@ class Engine(GrantsMixin, ExecutionMixin, ErrorsMixin, DeferredMixin, PlacementM
 
     def __init__(self, num_workers: int | None = None):
         self.num_workers = num_workers or default_worker_threads()
-        # Ops measured below this many seconds run in the thread that readied them.
-        self.inline_threshold = env_float(50.0, "MXASYNC_INLINE_THRESHOLD_US") * 1e-6
-        self.yield_above = env_int(256, "MXASYNC_MAX_LEAD_OPS")
-        self.throttle_seconds = env_float(2.0, "MXASYNC_THROTTLE_MS") * 1e-3
-        self.max_backlog = env_int(4 * self.num_workers, "MXASYNC_POOL_BACKLOG")
         self.bulk_size = env_int(15, "MXASYNC_EXEC_BULK_EXEC_MAX_NODE", "MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN")
-        self._init_state()
-        self._shutdown = False
-        self._profiler = None
-        self._cost: dict[Any, float] = {}
-        self._sample = 0
         self._slow = False  # True while errors, devices, the profiler or shutdown need the full path
-        self._device_used = False
+        self._assemble()
 
-    def _init_state(self) -> None:
-        self._lock = allocate_lock()
-        self._pending = 0
-        self._all_waiters: list[Callable[[], None]] = []
-        self._errors: list[ErrorRecord] = []
-        self._live_errors = 0
-        self._pool: WorkerPool | None = None
-        self._pool_lock = threading.Lock()
-        self._loop = EngineLoop()
+    def _assemble(self) -> None:
+        """Build the collaborators, connect them, and bind what the push paths use (again in a forked child)."""
         self._tls = _ThreadState()
-        self._rc_cache: dict[int, tuple[Context, RunContext]] = {}
-        self._deferred: deque = deque()  # finalizers' work, run at the next push, wait or allocation
+        self._loop = EngineLoop()
+        self._deferred_work = deferred = Deferred(self._tls)
+        self._devices = devices = DeviceSync(self._refresh_slow)
+        self._grants = grants = Grants(deferred, devices.cache)
+        self._placement = placement = self._placement_type(self.num_workers, self._loop, grants)
+        self._errors = errors = Errors(grants.lock, self._refresh_slow)
+        self._runner = runner = self._runner_type(grants, placement, errors, devices, self._loop, self._tls)
+        grants.connect(runner, placement)
+        placement.connect(runner)
+        self._waits = Waits(self._flush_bulk, grants, runner, placement, errors, devices, self._loop)
+        # bound once for the push paths (and read by the ndarray layer: _deferred, _tls)
+        self._lock = grants.lock
+        self._deferred = deferred.queue
+        self.run_deferred = deferred.run
+        self._rc_cache = devices.cache
+        self._submit = grants.submit
+        self._run_now = grants.run_now
+        self._refresh_slow()
 
     @property
     def type(self) -> str:
@@ -189,61 +181,14 @@ class Engine(GrantsMixin, ExecutionMixin, ErrorsMixin, DeferredMixin, PlacementM
                             fn(*args)
                         except BaseException as exc:  # noqa: BLE001 - granted here, then lands like any op failure
                             failed = exc
-                            for v in const_vars:
-                                v._readers += 1
-                            for v in mutate_vars:
-                                v._writing = True
-                            self._pending += 1
+                            self._grants.hold(const_vars, mutate_vars)
                         else:
                             for v in mutate_vars:
                                 v.version += 1
         if not ran:
             self.push_sync(lambda rctx: fn(*args), ctx, const_vars, mutate_vars, name=name, inline=True)
         elif failed is not None:
-            self._failed_at_once(fn, ctx, const_vars, mutate_vars, name, failed)
-
-    def _failed_at_once(self, fn, ctx, const_vars, mutate_vars, name, exc) -> None:
-        """An op run at once (granted, not yet released) raised: its error lands on its vars as any
-        op's; a BaseException (Ctrl-C, SystemExit) then reaches the pushing thread."""
-        op = _Op(fn, _SYNC, ctx, const_vars, mutate_vars, _NORMAL, 0, name, True)
-        op.err = self._make_error(op, exc)
-        self._finish(op)
-        if not isinstance(exc, Exception):
-            raise exc
-
-    def _run_now(self, fn, ctx, const_vars, mutate_vars, name) -> bool:
-        """The hot path of a tiny op whose vars are all free: grant, run, release.
-
-        No op object is built unless something goes wrong.  Returns False (having
-        changed nothing) when the op must take the general path: a var is busy
-        or deleted, a var is both read and written, or the context is new.
-        """
-        if self._deferred:  # dead arrays' blocks, even in a loop of tiny inline ops only
-            self.run_deferred()
-        cached = self._rc_cache.get(id(ctx))
-        if cached is None:
-            return False
-        with self._lock:
-            for v in const_vars:
-                if v._writing or v._queue or v._deleted or v in mutate_vars:
-                    return False
-            for v in mutate_vars:
-                if v._writing or v._readers or v._queue or v._deleted:
-                    return False
-            if len(mutate_vars) > 1 and len(set(mutate_vars)) != len(mutate_vars):
-                return False
-            for v in const_vars:
-                v._readers += 1
-            for v in mutate_vars:
-                v._writing = True
-            self._pending += 1
-        try:
-            fn(cached[1])
-        except BaseException as exc:  # noqa: BLE001 - lands on the vars like any op failure
-            self._failed_at_once(fn, ctx, const_vars, mutate_vars, name, exc)
-            return True
-        self._run_ready(self._release(const_vars, mutate_vars, None, True))
-        return True
+            self._runner.failed_at_once(fn, ctx, const_vars, mutate_vars, name, failed)
 
     def push_async(
         self,
@@ -331,41 +276,88 @@ class Engine(GrantsMixin, ExecutionMixin, ErrorsMixin, DeferredMixin, PlacementM
         if bulk is not None:
             bulk.flush()
 
+    # ------------------------------------------------------------------ waits
+    def wait_for_var(self, var: VarHandle, *, for_write: bool = True) -> None:
+        """Block until every op pushed so far that reads or writes ``var`` finished (MXNet's WaitForVar).
+
+        ``for_write=False`` waits for the writes only, as :meth:`wait_to_read`.
+        Raises the error of a failed writer, once.
+        """
+        self._waits.for_var(var, for_write)
+
+    async def wait_for_var_async(self, var: VarHandle, *, for_write: bool = True) -> None:
+        """Awaitable :meth:`wait_for_var` (``await var``); the caller's event loop keeps running meanwhile."""
+        await self._waits.for_var_async(var, for_write)
+
+    def wait_to_read(self, var: VarHandle) -> None:
+        """Block until every write pushed so far on ``var`` finished; reads may still be running
+        (NDArray's ``wait_to_read`` and ``asnumpy``).  Raises the error of a failed writer, once."""
+        self._waits.for_var(var, False)
+
+    async def wait_to_read_async(self, var: VarHandle) -> None:
+        """Awaitable :meth:`wait_to_read`."""
+        await self._waits.for_var_async(var, False)
+
+    def wait_for_all(self) -> None:
+        """Block until every op pushed so far finished; raise the first unreported error, if any.
+
+        All errors pending at that point count as reported afterwards, so a
+        second ``wait_for_all`` is clean (MXNet's rule).
+        """
+        self._waits.for_all()
+
+    async def wait_for_all_async(self) -> None:
+        """Awaitable :meth:`wait_for_all`."""
+        await self._waits.for_all_async()
+
+    @property
+    def num_pending(self) -> int:
+        """Ops pushed and not yet finished (internal wait markers included)."""
+        return self._grants.pending
+
+    # ------------------------------------------------------------- finalizers
+    def defer(self, fn: Callable[[], Any]) -> None:
+        """Run ``fn()`` at the next push, wait or pooled allocation, on that caller's thread.
+
+        For finalizers: ``__del__`` can run inside a garbage-collection pass on a thread
+        that holds the engine's lock (any allocation may start one), where pushing an op
+        would deadlock; appending here takes no lock.  (``run_deferred`` runs them now.)
+        """
+        self._deferred.append(fn)
+
     # --------------------------------------------------------------- lifetime
     def notify_shutdown(self) -> None:
         """Tell the engine the process is going away: deletes become no-ops."""
-        self._shutdown = True
-        self._slow = True
+        self._runner.shutdown = True
+        self._refresh_slow()
 
     def _refresh_slow(self) -> None:
-        self._slow = bool(self._live_errors or self._device_used or self._profiler is not None or self._shutdown)
+        """Recompute ``_slow`` (here and on the runner) from the state that needs the full path."""
+        runner = self._runner
+        self._slow = runner.slow = bool(self._errors.live or self._devices.used or runner.profiler is not None
+                                        or runner.shutdown)
 
     def set_profiler(self, profiler) -> None:
         """Install (or with None remove) the object whose ``record(op, t0, t1)`` sees every op.
 
         While one is installed, each push tags its op with the pushing thread's profiler
-        scope (a custom op's name).  The tagging submit is an instance attribute shadowing
-        the class's, so without a profiler the push path pays nothing for it.
+        scope (a custom op's name): ``self._submit`` becomes :meth:`_submit_in_scope`, so
+        without a profiler the push path pays nothing for it.
         """
-        self._profiler = profiler
-        if profiler is not None:
-            self._submit = self._submit_in_scope
-        else:
-            self.__dict__.pop("_submit", None)
+        self._runner.profiler = profiler
+        self._submit = self._submit_in_scope if profiler is not None else self._grants.submit
         self._refresh_slow()
 
     def _submit_in_scope(self, op: _Op, deduped: bool = False) -> None:
         name = current_scope()
         if name is not None:
             op.scope = name
-        type(self)._submit(self, op, deduped)
+        self._grants.submit(op, deduped)
 
     def close(self) -> None:
         """Stop this engine's worker threads after pending work (for engines made by hand, e.g. in tests)."""
-        self._wait_idle()
-        if self._pool is not None:
-            self._pool.stop()
-            self._pool = None
+        self._waits.idle()
+        self._placement.stop()
         loop = self._loop.loop
         if loop is not None:
             loop.call_soon_threadsafe(loop.stop)
@@ -376,7 +368,7 @@ def _noop(rctx) -> None:
 
 
 def _cpu0() -> Context:
-    from .context import cpu
+    from ..context import cpu
 
     return cpu(0)
 
