@@ -85,6 +85,7 @@ _NAMES = {
     "num_gpus": "context",
     "AttrScope": "symbol.naming",
     "is_np_shape": "util", "np_shape": "util", "set_np_shape": "util",
+    "preload": "loading", "preload_async": "loading",
 }
 
 __all__ = [
@@ -94,7 +95,7 @@ __all__ = [
     "init", "lr_scheduler", "metric", "optimizer", "opt", "kv", "kvstore", "mod", "module", "model",
     "image", "autograd", "test_utils", "rnn", "util", "attribute", "np_shape", "is_np_shape", "set_np_shape",
     "contrib", "gluon", "onnx",
-    "monitor", "mon", "img", "registry",
+    "monitor", "mon", "img", "registry", "preload", "preload_async",
 ]
 
 

@@ -8,6 +8,7 @@ engine's lock; nothing here takes a lock itself.
 
 from __future__ import annotations
 
+import copy
 from collections import deque
 
 __all__ = ["VarHandle", "ErrorRecord"]
@@ -17,15 +18,30 @@ class ErrorRecord:
     """One failure, shared by every var the failing op (and the ops it spoiled) wrote.
 
     MXNet's rule: an error surfaces once.  Raising it at any wait marks the
-    record reported, which cleans every var that shares it at the same time.
+    record reported, which cleans every var that shares it for the waits that
+    begin afterwards; ``surfaced`` is the engine's wait clock at that moment, so a
+    wait that was already waiting (an earlier ticket) still gets the error.
     """
 
-    __slots__ = ("exc", "op_name", "reported")
+    __slots__ = ("exc", "op_name", "reported", "surfaced")
 
     def __init__(self, exc: BaseException, op_name: str):
         self.exc = exc
         self.op_name = op_name
         self.reported = False
+        self.surfaced = 0
+
+    def raisable(self) -> BaseException:
+        """A fresh copy of the error to raise: raising the stored one would tie the waiter's
+        frames (its traceback) to the record, and so to every var it taints."""
+        exc = self.exc
+        try:
+            fresh = copy.copy(exc)
+        except Exception:  # noqa: BLE001 - an exception type that cannot be copied: raise the stored one
+            return exc
+        fresh.__cause__ = exc.__cause__
+        fresh.__suppress_context__ = True
+        return fresh
 
     def __repr__(self) -> str:
         state = "reported" if self.reported else "pending"

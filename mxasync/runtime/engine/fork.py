@@ -62,7 +62,7 @@ def restart_in_child(engine, pending: int) -> None:
     engine._runner.shutdown = old_runner.shutdown
     engine.set_profiler(old_runner.profiler)
     errors = engine._errors
-    errors.records = [e for e in old_errors.records if not e.reported]
+    errors.records = {e: None for e in old_errors.records if not e.reported}
     errors.live = len(errors.records)
     if pending:
         # on the vars only: the child's wait_for_all has nothing of the parent's to report

@@ -12,6 +12,7 @@ A wait about to block inside a running op that it needs raises instead (see
 from __future__ import annotations
 
 import asyncio
+import sys
 from _thread import allocate_lock
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -29,6 +30,32 @@ if TYPE_CHECKING:
     from .threads import EngineLoop
 
 __all__ = ["Waits"]
+
+
+def _running_loop(what: str) -> asyncio.AbstractEventLoop:
+    """The caller's asyncio loop; under another event loop (trio, also through anyio) one clear error."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    library = _async_library()
+    where = f"under {library}" if library else "outside a running asyncio event loop"
+    raise MXAsyncError(
+        f"{what}: mxasync's awaitables need asyncio (anyio on its asyncio backend); called {where}. "
+        "Run the async code with asyncio.run or anyio.run(..., backend='asyncio'), or call the sync twin "
+        "(e.g. wait_to_read) in a worker thread"
+    ) from None
+
+
+def _async_library() -> str | None:
+    """The async library running this task when it is not asyncio (sniffio's answer; trio needs sniffio)."""
+    sniffio = sys.modules.get("sniffio")
+    if sniffio is not None:
+        try:
+            return sniffio.current_async_library()
+        except Exception:  # noqa: BLE001 - AsyncLibraryNotFoundError: none at all
+            return None
+    return None
 
 
 def _resolve(fut) -> None:
@@ -65,6 +92,7 @@ class Waits:
         self._run_chain = runner.run_chain
         self._placement = placement
         self._errors = errors
+        self._clock = errors.clock
         self._devices = devices
         self._loop = loop
 
@@ -123,6 +151,7 @@ class Waits:
         """``Engine.wait_for_var``."""
         self._flush()
         self._guard_loop_thread("wait_for_var")
+        since = next(self._clock)
         latch = allocate_lock()
         latch.acquire()
         grants = self._grants
@@ -133,12 +162,13 @@ class Waits:
             self._help_until(latch)
         if var._event is not None or (for_write and var._read_events):
             self._devices.host_sync(var, for_write)
-        self._errors.raise_var(var)
+        self._errors.raise_var(var, since)
 
     async def for_var_async(self, var: VarHandle, for_write: bool) -> None:
         """``Engine.wait_for_var_async``."""
         self._flush()
-        loop = asyncio.get_running_loop()
+        loop = _running_loop("await on an engine var")
+        since = next(self._clock)
         fut = loop.create_future()
         grants = self._grants
         with grants.lock:
@@ -148,7 +178,7 @@ class Waits:
             await fut
         if var._event is not None or (for_write and var._read_events):
             await asyncio.to_thread(self._devices.host_sync, var, for_write)
-        self._errors.raise_var(var)
+        self._errors.raise_var(var, since)
 
     def for_all(self) -> None:
         """``Engine.wait_for_all``."""
@@ -166,7 +196,7 @@ class Waits:
     async def for_all_async(self) -> None:
         """``Engine.wait_for_all_async``."""
         self._flush()
-        loop = asyncio.get_running_loop()
+        loop = _running_loop("wait_for_all_async")
         fut = loop.create_future()
         wake = _resolver(loop, fut)
         if self._grants.when_idle(wake):
