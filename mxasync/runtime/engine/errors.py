@@ -44,11 +44,12 @@ class Errors:
         if op.prop is _DELETE_VAR:  # nobody will read the var again; say so and go on
             warnings.warn(f"engine: delete op {name!r} failed: {exc!r}", RuntimeWarning, stacklevel=1)
             return None
-        record = ErrorRecord(_wrap_error(_detach(exc), name), name)
+        record = ErrorRecord(_wrap_error(exc, name), name)
         with self._lock:
             self.records[record] = None
             self.live += 1
             self._on_change()
+        _detach(exc)  # after taking its place in line: nobody sees the record before the op completes
         return record
 
     @staticmethod
