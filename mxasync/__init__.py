@@ -61,6 +61,7 @@ if TYPE_CHECKING:  # what the lazy loading below gives, spelled out for type che
     from . import symbol as sym
     from .base import MXAsyncError, MXNetError
     from .context import Context, cpu, cpu_pinned, cpu_shared, current_context, device, gpu, num_gpus
+    from .loading import preload, preload_async
     from .symbol.naming import AttrScope
     from .util import is_np_shape, np_shape, set_np_shape
 

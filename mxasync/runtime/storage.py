@@ -18,6 +18,10 @@ Strategies (``MXNET_CPU_MEM_POOL_TYPE`` / ``MXNET_GPU_MEM_POOL_TYPE``, MXNet's n
   default 24), so near sizes share blocks;
 * ``Unpooled``: every free returns memory at once.
 
+On CPU the pool holds at most ``MXASYNC_CPU_POOL_MB`` MiB of free blocks (default 4096;
+a negative value: no cap): a block freed beyond the cap goes back to the system after
+the pool's oldest free blocks, so a transient peak does not stay reserved for good.
+
 On CPU, blocks under ``MXASYNC_CPU_POOL_MIN_BYTES`` (default 64 KiB) bypass the
 pool: numpy's own small-block cache is faster than any Python free list, and
 page faults, which the pool exists to avoid, only matter for large blocks.
@@ -55,6 +59,7 @@ from .engine.threads import cpu_count
 __all__ = ["Storage", "StorageHandle", "CPUStorage", "GPUStorage", "register_storage"]
 
 _ALIGN = 64
+DEFAULT_CPU_POOL_MB = 4096  # MXASYNC_CPU_POOL_MB: free host blocks the pool may keep (documented in docs/architecture.md)
 
 
 class StorageHandle:
@@ -162,6 +167,8 @@ class CPUStorage(Storage):
         self.cutoff_log2 = env_int(24, "MXASYNC_CPU_MEM_POOL_ROUND_LINEAR_CUTOFF",
                                    "MXNET_CPU_MEM_POOL_ROUND_LINEAR_CUTOFF")
         self.min_pooled = env_int(64 << 10, "MXASYNC_CPU_POOL_MIN_BYTES")
+        cap_mb = env_int(DEFAULT_CPU_POOL_MB, "MXASYNC_CPU_POOL_MB")
+        self.cap = cap_mb << 20 if cap_mb >= 0 else None  # bytes of free blocks the pool may hold
         self._free: dict[int, list] = defaultdict(list)
         self._pooled = 0
         self.park_lag = max(env_int(max(cpu_count() - 2, 0), "MXASYNC_CPU_POOL_PARK_LAG"), 0)
@@ -219,9 +226,29 @@ class CPUStorage(Storage):
             self._check_free(handle)
             handle.freed = True
             self.in_use -= handle.size
-            self._free[handle.capacity].append(handle.buffer)
-            self._pooled += handle.capacity
-        handle.buffer = None
+            if self.cap is None or self._fits(handle.capacity):
+                self._free[handle.capacity].append(handle.buffer)
+                self._pooled += handle.capacity
+        handle.buffer = None  # a block the pool does not keep goes back to the system with its last reference
+
+    def _fits(self, capacity: int) -> bool:
+        """Make room for a free block of ``capacity`` under the cap, oldest sizes first; False when it
+        cannot fit (caller holds the lock)."""
+        cap = self.cap
+        if capacity > cap:
+            return False
+        if self._pooled + capacity <= cap:
+            return True
+        for size in list(self._free):
+            blocks = self._free[size]
+            while blocks and self._pooled + capacity > cap:
+                blocks.pop(0)
+                self._pooled -= size
+            if not blocks:
+                del self._free[size]
+            if self._pooled + capacity <= cap:
+                return True
+        return False
 
     def park(self, handle: StorageHandle, var) -> tuple | None:
         """Keep the block of a dead array whose ops on ``var`` are still pending, for the next

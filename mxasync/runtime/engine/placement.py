@@ -42,9 +42,12 @@ class Placement:
         self._pool_lock = threading.Lock()
         self._loop = loop
         self._grants = grants
+        self._stalled_at = 0  # the pending count when the throttle last found nothing finishing
+        self._skipped = 0  # throttles skipped since (it looks again after yield_above of them)
 
     def connect(self, runner: Runner) -> None:
         self._run_in_worker = runner.run_in_worker
+        self._run_chain = runner.run_chain
 
     def should_inline(self, op: _Op) -> bool:
         """Decide where a ready sync op runs; unhinted ops go by their measured cost.
@@ -84,19 +87,48 @@ class Placement:
         """Let the workers catch up when a thread pushes far ahead of them.
 
         Every pushed op holds its output memory until it runs, so an unbounded
-        lead turns a loop of temporaries into a loop of allocations.  The
-        pushing thread waits until half the lead is gone, but never more than
-        ``MXASYNC_THROTTLE_MS`` per push: ops that wait for something this
-        thread has yet to do can never deadlock it.  Engine threads never wait.
+        lead turns a loop of temporaries into a loop of allocations.  The pushing
+        thread brings its lead down to half: it runs the ops waiting for a worker
+        itself (as a wait does), and otherwise sleeps while ops keep finishing.
+        It never waits on a dependency: when nothing finished for
+        ``MXASYNC_THROTTLE_MS``, the pending ops wait for something else (maybe
+        something this thread has yet to do), so it stops waiting and only looks
+        again every ``MXASYNC_MAX_LEAD_OPS`` pushes, or once ops finish again.
+        A long dependent chain is then pushed at the speed it runs, and one stuck
+        behind a blocked op is pushed at full speed.  Engine threads never wait.
         """
+        grants = self._grants
+        if self._stalled_at:
+            if grants.pending >= self._stalled_at and self._skipped < self.yield_above:
+                self._skipped += 1
+                return
+            self._stalled_at = 0
         if self._loop.in_loop_thread() or self.in_worker():
             return
-        grants = self._grants
         low = self.yield_above // 2
-        deadline = _perf() + self.throttle_seconds
-        time.sleep(0)
-        while grants.pending > low and _perf() < deadline:
-            time.sleep(5e-5)
+        patience = self.throttle_seconds
+        deadline = _perf() + patience
+        last = grants.pending
+        while last > low:
+            pool = self.workers
+            op = pool.try_take() if pool is not None else None
+            if op is not None:
+                try:
+                    self._run_chain(op, True)
+                except KeyboardInterrupt:  # the user's Ctrl-C, landed while this thread ran the op
+                    raise
+                except BaseException:  # noqa: BLE001, S110 - as on a worker: the error is on the op's vars
+                    pass
+            elif _perf() >= deadline:
+                self._stalled_at = last  # nothing finishes: stop waiting until something does
+                self._skipped = 0
+                return
+            else:
+                time.sleep(5e-5)
+            pending = grants.pending
+            if pending < last:
+                deadline = _perf() + patience  # ops are finishing: worth waiting for
+            last = pending
 
     def pool(self) -> WorkerPool:
         """The worker pool, started on first use."""
