@@ -1,6 +1,13 @@
-"""The engine's part in device streams: run contexts, events on vars, waits before ops, host syncs.
+"""The engine's part in device streams: run contexts, marks on vars, waits before ops, host syncs.
 
-See :mod:`mxasync.runtime.streams` for the rules; :class:`DeviceSync` applies them.
+See :mod:`mxasync.runtime.streams` for the rules; :class:`DeviceSync` applies them.  A device
+op launches and returns; the engine then leaves a *mark* on the vars it used: the op's stream
+and, once something must wait for it, an event.  The event is recorded only then (an op on
+another stream, a host read, a copy lane): ops that follow on the same stream are ordered by
+the stream itself and record nothing.  An event recorded later on the same stream covers the
+op too (a stream runs in order), so late recording is exact enough: it may also cover work
+launched after the op, never less.  All the outputs of one op share one mark, so the first
+waiter records the event for every later one.
 """
 
 from __future__ import annotations
@@ -45,32 +52,32 @@ class DeviceSync:
         return RunContext(ctx, hooks.stream(ctx, stream_lane(prop)))
 
     def before(self, op: _Op, rctx: RunContext) -> None:
-        """Order ``op`` after the device work of the vars it touches."""
+        """Order ``op`` after the device work of the vars it touches (their last write; for
+        the vars it writes, the reads since too)."""
         stream = rctx.stream
         hooks = device_hooks(op.ctx.device_type) if stream is not None else None
         for v in op.const_vars:
-            self._await_events(v._event and [v._event], stream, hooks)
+            mark = v._event
+            if mark is not None:
+                _order(mark, stream, hooks)
         for v in op.mutate_vars:
-            self._await_events(([v._event] if v._event else []) + list(v._read_events), stream, hooks)
-
-    @staticmethod
-    def _await_events(events, stream, hooks) -> None:
-        for ev_stream, ev in events or ():
-            if stream is None:
-                ev.synchronize()
-            elif ev_stream is not stream:
-                hooks.wait_event(stream, ev)
+            mark = v._event
+            if mark is not None:
+                _order(mark, stream, hooks)
+            for mark in v._read_events:
+                _order(mark, stream, hooks)
 
     @staticmethod
     def after(op: _Op, rctx: RunContext) -> None:
-        """Record an event after ``op`` on its stream and keep it on the vars it used."""
-        hooks = device_hooks(op.ctx.device_type)
-        event = (rctx.stream, hooks.record_event(rctx.stream))
+        """Leave ``op``'s mark on the vars it used: its stream, no event yet (see the module docstring)."""
+        stream = rctx.stream
+        mark = [stream, None, device_hooks(op.ctx.device_type)]
         for v in op.mutate_vars:
-            v._event = event
+            v._event = mark
             v._read_events = ()
         for v in op.const_vars:
-            v._read_events += (event,)
+            reads = v._read_events  # one mark per stream: a later read on a stream covers the earlier
+            v._read_events = (*(m for m in reads if m[0] is not stream), mark) if reads else (mark,)
 
     @staticmethod
     def needs_host_sync(var: VarHandle, for_write: bool) -> bool:
@@ -78,12 +85,35 @@ class DeviceSync:
 
     @staticmethod
     def host_sync(var: VarHandle, for_write: bool) -> None:
-        """Block the host until the device work on ``var`` (its writes; its reads too, ``for_write``) is done."""
-        events = ([var._event] if var._event else []) + (list(var._read_events) if for_write else [])
-        for _, ev in events:
-            ev.synchronize()
+        """Block the host until the device work on ``var`` (its writes; its reads too, ``for_write``) is
+        done: a synchronize on the event of its last write (recorded now if nothing recorded it yet)."""
+        mark = var._event
+        if mark is not None:
+            event_of(mark).synchronize()
+        if for_write:
+            for mark in var._read_events:
+                event_of(mark).synchronize()
 
     def sync_all(self) -> None:
+        """Block the host until every stream of every device type is idle (``wait_for_all``)."""
         if self.used:
             for hooks in all_device_hooks():
                 hooks.synchronize_all()
+
+
+def event_of(mark):
+    """The event of a mark, recorded on its stream now if none was yet (and kept on the mark, which
+    every var the op used shares).  A mark is ``[stream, event or None, hooks]``, or a
+    ``(stream, event)`` pair from code that records its own event (the NCCL watch)."""
+    event = mark[1]
+    if event is None:
+        event = mark[1] = mark[2].record_event(mark[0])
+    return event
+
+
+def _order(mark, stream, hooks) -> None:
+    """Order work about to run on ``stream`` (None: the host) after the work ``mark`` stands for."""
+    if stream is None:
+        event_of(mark).synchronize()
+    elif mark[0] is not stream:
+        hooks.wait_event(stream, event_of(mark))

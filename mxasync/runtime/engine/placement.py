@@ -14,6 +14,8 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ...base import env_float, env_int
+from ..run_context import FnProperty
+from ..streams import device_hooks
 from .ops import _Op
 from .threads import EngineLoop, WorkerPool
 
@@ -24,6 +26,14 @@ if TYPE_CHECKING:
 __all__ = ["Placement"]
 
 _perf = time.perf_counter
+_COPY_LANES = (FnProperty.COPY_TO_GPU, FnProperty.COPY_FROM_GPU)
+
+
+def _launches(op: _Op) -> bool:
+    """True for an op that launches on an asynchronous device's compute stream (it returns at once).
+    Copies keep the measured placement: a copy to or from host memory may block."""
+    ctx = op.ctx
+    return ctx is not None and op.prop not in _COPY_LANES and device_hooks(ctx.device_type) is not None
 
 
 class Placement:
@@ -54,13 +64,17 @@ class Placement:
 
         Unknown ops go to the pool (a push must never block on a long op) and
         are timed there; known ones are re-timed one run in 32 so a cost that
-        grows is noticed.
+        grows is noticed.  An op on an asynchronous device's compute stream only
+        launches its kernels, so it always runs in the readying thread: no hop.
         """
         inline = op.inline
         if inline is None:
             key = op.key = op.name or getattr(op.fn, "__code__", op.fn)
             cost = self.cost.get(key)
             if cost is None:
+                if _launches(op):
+                    op.inline = True
+                    return True
                 return False
             self._sample = sample = (self._sample + 1) & 31
             inline = cost < self.inline_threshold
