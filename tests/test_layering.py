@@ -44,6 +44,7 @@ LAYERS = {
     # front ends over everything: AMP, the test helpers, the command line and its training jobs
     "contrib": 10, "test_utils": 10, "tools": 10, "train": 10, "cli": 10, "__main__": 10,
     "mxnet_alias": 10,                                          # `import mxnet` answered with mxasync
+    "loading": 10,                                              # mx.preload: imports the heavy packages
 }
 
 #: (importing module, imported module) pairs allowed to point up, each with its reason
