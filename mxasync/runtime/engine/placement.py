@@ -11,6 +11,7 @@ import os
 import sys
 import threading
 import time
+from asyncio import _get_running_loop as _running_loop
 from typing import TYPE_CHECKING, Any
 
 from ...base import env_float, env_int
@@ -119,13 +120,17 @@ class Placement:
             self._stalled_at = 0
         if self._loop.in_loop_thread() or self.in_worker():
             return
+        # A thread running an event loop (async code pushing) never runs others' ops and waits at
+        # most MXASYNC_THROTTLE_MS per push: its loop has other tasks to serve.
+        serving = _running_loop() is not None
         low = self.yield_above // 2
         patience = self.throttle_seconds
         deadline = _perf() + patience
         last = grants.pending
+        finishing = False  # whether any op finished while this thread waited
         while last > low:
             pool = self.workers
-            op = pool.try_take() if pool is not None else None
+            op = pool.try_take() if pool is not None and not serving else None
             if op is not None:
                 try:
                     self._run_chain(op, True)
@@ -134,14 +139,17 @@ class Placement:
                 except BaseException:  # noqa: BLE001, S110 - as on a worker: the error is on the op's vars
                     pass
             elif _perf() >= deadline:
-                self._stalled_at = last  # nothing finishes: stop waiting until something does
-                self._skipped = 0
+                if not finishing:
+                    self._stalled_at = last  # nothing finishes: stop waiting until something does
+                    self._skipped = 0
                 return
             else:
                 time.sleep(5e-5)
             pending = grants.pending
             if pending < last:
-                deadline = _perf() + patience  # ops are finishing: worth waiting for
+                finishing = True
+                if not serving:
+                    deadline = _perf() + patience  # ops are finishing: worth waiting for
             last = pending
 
     def pool(self) -> WorkerPool:
