@@ -116,10 +116,12 @@ class Comm:
         self._thread = threading.Thread(target=self._main, name="mxasync-comm", daemon=True)
         self._thread.start()
         if not self._ready.wait(self.timeout):
-            raise MXNetError(
+            global _startup_failed
+            _startup_failed = (
                 f"MPI did not start within {self.timeout:g} s (MXASYNC_KVSTORE_TIMEOUT): another rank of the "
                 "job never reached kv.create (slow to start, stuck before creating its store, or dead), or "
                 "the ranks cannot reach each other; this rank gives up")
+            raise MXNetError(_startup_failed)
         if self._init_error is not None:
             raise MXNetError(f"MPI failed to start: {self._init_error}") from self._init_error
 
@@ -375,6 +377,7 @@ class Comm:
 
 _comm: Comm | None = None
 _comm_lock = threading.Lock()
+_startup_failed = ""  # MPI's start-up timed out: its thread is still inside MPI_Init, so no second try
 _exit_hooks: list[Callable[[Comm], None]] = []
 
 
@@ -382,6 +385,9 @@ def get_comm(role: int = WORKER) -> Comm:
     """The process's :class:`Comm`, started (MPI initialised) on first use."""
     global _comm
     with _comm_lock:
+        if _startup_failed:
+            raise MXNetError(f"{_startup_failed} (an earlier kv.create in this process; MPI cannot be started "
+                             "twice: restart the job)")
         if _comm is None:
             _comm = Comm(role)
             atexit.register(_at_exit)

@@ -238,6 +238,7 @@ def test_a_rank_that_never_arrives_fails_start_up_and_the_loop_runs():
     found = re.search(r"worker 0: start-up failed after (\d+) s, (\d+) ticks: MPI did not start within 2 s", out)
     assert found, out
     assert int(found.group(2)) >= 50, out  # the loop ticked (every 10 ms) while MPI waited
+    assert "worker 0: again: MPI did not start" in out and "MPI cannot be started twice" in out, out
 
 
 @needs_mpi

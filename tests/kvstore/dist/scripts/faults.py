@@ -94,6 +94,10 @@ async def late_start() -> None:
         task.cancel()
         # ticks: the loop ran while MPI waited (at 100 a second it would be ~100 T)
         print(f"worker {rank}: start-up failed after {waited:.0f} s, {ticks} ticks: {exc}", flush=True)
+        try:
+            kvstore.create("dist_sync")  # MPI_Init is still running in its thread: no second start
+        except mx.MXNetError as again:
+            print(f"worker {rank}: again: {again}", flush=True)
         sys.exit(1)
     print(f"worker {rank}: started", flush=True)
 
