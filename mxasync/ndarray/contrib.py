@@ -15,8 +15,9 @@ for _name in __all__:
 del _name
 
 from .contrib_extra import isfinite, isinf, isnan, rand_zipfian  # noqa: E402 - MXNet's Python-level ones
+from .control_flow import cond, foreach, while_loop  # noqa: E402
 
-__all__ += ["isinf", "isfinite", "isnan", "rand_zipfian"]
+__all__ += ["isinf", "isfinite", "isnan", "rand_zipfian", "foreach", "while_loop", "cond"]
 
 
 if TYPE_CHECKING:  # the functions made from the registry above, as type checkers see them

@@ -15,8 +15,9 @@ for _name in __all__:
 del _name
 
 from .contrib_extra import rand_zipfian  # noqa: E402 - MXNet's Python-level one
+from .control_flow import cond, foreach, while_loop  # noqa: E402
 
-__all__ += ["rand_zipfian"]
+__all__ += ["rand_zipfian", "foreach", "while_loop", "cond"]
 
 
 if TYPE_CHECKING:  # the functions made from the registry above, as type checkers see them
