@@ -78,10 +78,7 @@ def simple_bind(sym, ctx, grad_req: Any = "write", type_dict: dict | None = None
 def _as_list(value: Any, names: list[str], what: str, allow_missing: bool) -> list:
     if value is None:
         return [None] * len(names)
-    if isinstance(value, dict):
-        unknown = set(value) - set(names)
-        if unknown:
-            raise MXAsyncError(f"bind: {what} names {sorted(unknown)} that the symbol lacks ({names})")
+    if isinstance(value, dict):  # names the symbol lacks are ignored, as MXNet does
         if not allow_missing and set(names) - set(value):
             raise MXAsyncError(f"bind: {what} misses {sorted(set(names) - set(value))}")
         return [value.get(n) for n in names]

@@ -102,16 +102,24 @@ class _ControlFlowOperator(Operator):
     def forward(self, op_ctx, in_data, req, out_data, aux):
         def call(w):
             outs = w(out_data)
+            _forward(outs, w)
+
+        def _forward(outs, w):
             scope = autograd.train_mode() if op_ctx.is_train else autograd.predict_mode()
             with scope:
                 results = self.loop(self.prop, w(in_data), [o.shape for o in outs])
             for o, r, v in zip(outs, req, results, strict=True):
                 _assign(o, r, v)
+            for o in outs:
+                o.wait_to_read()
 
         _run(self.prop.op_name, self.ctx, call, written=(out_data,))
 
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux):
         def call(w):
+            _backward(w)
+
+        def _backward(w):
             xs = [x.copy() for x in w(in_data)]
             diff = [np.issubdtype(x.dtype, np.floating) for x in xs]
             for x, d in zip(xs, diff, strict=True):
@@ -126,6 +134,7 @@ class _ControlFlowOperator(Operator):
             for x, d, ig, r in zip(xs, diff, w(in_grad), req, strict=True):
                 g = x.grad if d and x.grad is not None else zeros(x.shape, ctx=x.context, dtype=x.dtype)
                 _assign(ig, r, g)
+                ig.wait_to_read()
 
         _run(f"_backward{self.prop.op_name}", self.ctx, call, written=(in_grad,))
 

@@ -162,8 +162,9 @@ class Executor:
         if out_grads is not None:
             if isinstance(out_grads, NDArray):
                 out_grads = [out_grads]
-            if len(out_grads) != len(self.outputs):
+            if len(out_grads) < len(self.outputs):
                 raise MXAsyncError(f"backward: {len(out_grads)} out_grads for {len(self.outputs)} outputs")
+            out_grads = list(out_grads)[:len(self.outputs)]  # MXNet reads one per output and ignores the rest
             for e, og in zip(self._head_grads, out_grads, strict=True):
                 if e is not None and og is not None:
                     self._arrays[e][:] = og

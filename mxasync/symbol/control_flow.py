@@ -88,7 +88,9 @@ class _Traced:
         placeholder = self._cut.get(key)
         if placeholder is None:
             vname = node.name if node.is_variable else f"{node.name}_output{index}"
-            placeholder = self._cut[key] = Node(None, vname, {})
+            # an outer variable keeps its attributes (a parameter's partial __shape__ helps inference)
+            attrs = {k: v for k, v in node.attrs.items() if k != _SUB} if node.is_variable else {}
+            placeholder = self._cut[key] = Node(None, vname, attrs)
             self.outer[vname] = Symbol([(node, index, version)])
         return (placeholder, 0, 0)
 

@@ -68,7 +68,8 @@ class _ControlFlowProperty(OperatorProperty):
         return [f"output{i}" for i in range(self.params.num_outputs)]
 
     def declare_backward_dependency(self, out_grad, in_data, out_data):
-        return list(out_grad) + list(in_data)
+        # out_data too: backward then waits for the forward it follows (their nested loops must not interleave)
+        return list(out_grad) + list(in_data) + list(out_data)
 
     def create_operator(self, ctx) -> Operator:
         if _HOOKS["operator"] is None:
@@ -94,9 +95,10 @@ class ForeachProperty(_ControlFlowProperty):
     def infer_shape(self, in_shapes):
         p, body = self.params, self.graph("body")
         shapes = list(in_shapes)
-        steps = next((s[0] for s in shapes[:p.num_data] if known(s)), None)
-        sub = [(shapes[loc][1:] if known(shapes[loc]) else None) if loc < p.num_data else shapes[loc]
-               for loc in p.body_locs]
+        # the number of steps may be unknown (0) while the rest of the data shape is known
+        steps = next((s[0] for s in shapes[:p.num_data] if s is not None and len(s) > 0), None)
+        sub = [(tuple(shapes[loc][1:]) if shapes[loc] is not None and known(tuple(shapes[loc][1:])) else None)
+               if loc < p.num_data else shapes[loc] for loc in p.body_locs]
         outs = [None] * body.n_out
         for _ in range(2):  # a state's shape may come from the body's new state
             sub, outs = body.shapes(sub)
@@ -106,9 +108,9 @@ class ForeachProperty(_ControlFlowProperty):
                     if loc == p.num_data + k and sub[j] is None and new is not None:
                         sub[j] = new
         for j, loc in enumerate(p.body_locs):
-            if shapes[loc] is None and sub[j] is not None:
+            if not known(shapes[loc]) and sub[j] is not None:
                 shapes[loc] = sub[j] if loc >= p.num_data else ((steps,) + tuple(sub[j]) if steps else None)
-        out_shapes = [(steps,) + tuple(o) if steps and o is not None else None for o in outs[:p.num_out_data]]
+        out_shapes = [(steps or 0,) + tuple(o) if o is not None else None for o in outs[:p.num_out_data]]
         out_shapes += [outs[p.num_out_data + k] or shapes[p.num_data + k] for k in range(p.num_states)]
         return shapes, out_shapes, []
 
@@ -146,7 +148,7 @@ class WhileLoopProperty(_ControlFlowProperty):
         shapes = list(in_shapes)
         sub, outs = func.shapes([shapes[loc] for loc in p.func_locs])
         for j, loc in enumerate(p.func_locs):
-            if shapes[loc] is None and sub[j] is not None:
+            if not known(shapes[loc]) and sub[j] is not None:
                 shapes[loc] = sub[j]
         csub, _ = self.graph("cond").shapes([shapes[loc] for loc in p.cond_locs])
         for j, loc in enumerate(p.cond_locs):
@@ -193,7 +195,7 @@ class CondProperty(_ControlFlowProperty):
         for field, locs in self._branches():
             sub, outs = self.graph(field).shapes([shapes[loc] for loc in locs])
             for j, loc in enumerate(locs):
-                if shapes[loc] is None and sub[j] is not None:
+                if not known(shapes[loc]) and sub[j] is not None:
                     shapes[loc] = sub[j]
             if field != "pred":
                 out_shapes = [o if o is not None else n for o, n in zip(out_shapes, outs, strict=True)]
