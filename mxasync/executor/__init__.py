@@ -3,7 +3,7 @@
 from types import SimpleNamespace
 
 from .. import _seams
-from . import control_flow  # noqa: F401  (registers _foreach, _while_loop, _cond)
+from . import control_flow  # noqa: F401  (installs the runner of _foreach, _while_loop, _cond)
 from .bind import bind, simple_bind
 from .cached_op import CachedOp
 from .executor import Executor

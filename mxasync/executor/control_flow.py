@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import autograd
+from .. import _seams, autograd
 from ..ndarray.control_flow import concat, stack
 from ..ndarray.creation import zeros
 from ..operator import OpReqType
 from ..operator.base import Operator
-from ..operator.contrib.control_flow import install_control_flow
 from ..operator.custom import _run
 from .cached_graph import CachedGraph
 
@@ -139,4 +138,4 @@ class _ControlFlowOperator(Operator):
         _run(f"_backward{self.prop.op_name}", self.ctx, call, written=(in_grad,))
 
 
-install_control_flow(operator=_ControlFlowOperator)
+_seams.control_flow.install(_ControlFlowOperator)

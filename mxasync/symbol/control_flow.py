@@ -21,7 +21,8 @@ from collections import defaultdict
 
 from ..ndarray.control_flow import flatten_nested, regroup_nested
 from ..ndarray.ndarray import NDArray
-from ..operator.contrib.control_flow import install_control_flow, known
+from .. import _seams
+from ..operator.contrib.control_flow import known
 from .naming import AttrScope
 from .node import Node
 from .register import create
@@ -249,4 +250,4 @@ class _Subgraph:
         return self._infer("infer_type_partial", given)
 
 
-install_control_flow(load=_Subgraph)
+_seams.subgraph.install(_Subgraph)

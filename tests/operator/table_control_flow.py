@@ -7,7 +7,6 @@ import numpy as np
 from cases import Case, uniform
 
 import mxasync as mx
-import mxasync.executor  # noqa: F401  (installs the runner of the control-flow ops)
 from mxasync.symbol.node import op_params
 
 

@@ -3,10 +3,9 @@
 Each node holds its subgraphs as symbol JSON (``body``; ``cond``/``func``; ``pred``/
 ``then_graph``/``else_graph``) and, per subgraph, ``*_locs``: the node input that feeds
 each subgraph input. Shapes and types are inferred through the subgraphs. Reading a
-subgraph and running one need the layers above this one: the symbol layer installs the
-loader (``mxasync/symbol/control_flow.py``) and the executor layer the operator that runs
-the loops on NDArrays (``mxasync/executor/control_flow.py``), through
-:func:`install_control_flow`.
+subgraph and running one need the layers above this one, reached through two seams
+(``mxasync/_seams.py``): the symbol layer's reader (``mxasync/symbol/control_flow.py``) and
+the executor layer's operator that runs the loops on NDArrays (``mxasync/executor/control_flow.py``).
 
 Where mxasync differs from MXNet: the subgraphs are node attributes of mxasync's JSON
 (MXNet writes a ``subgraphs`` field), and the params are ours.
@@ -16,23 +15,12 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ...base import MXAsyncError
+from ... import _seams
 from ..base import Operator, OperatorProperty
 from ..params import OpParam
 from ..registry import register_op
 
-__all__ = ["ForeachParam", "WhileLoopParam", "CondParam", "install_control_flow", "known"]
-
-_HOOKS: dict = {"load": None, "operator": None}
-
-
-def install_control_flow(load=None, operator=None) -> None:
-    """``load(json) -> subgraph`` (with ``names``, ``n_out``, ``shapes(given)``, ``types(given)``) and
-    ``operator(prop, ctx) -> Operator``: installed by the symbol and executor layers."""
-    if load is not None:
-        _HOOKS["load"] = load
-    if operator is not None:
-        _HOOKS["operator"] = operator
+__all__ = ["ForeachParam", "WhileLoopParam", "CondParam", "known"]
 
 
 def known(v) -> bool:
@@ -56,9 +44,7 @@ class _ControlFlowProperty(OperatorProperty):
     def graph(self, field: str):
         g = self._graphs.get(field)
         if g is None:
-            if _HOOKS["load"] is None:
-                raise MXAsyncError(f"{self.label}: reading its subgraphs needs mxasync.symbol (import it)")
-            g = self._graphs[field] = _HOOKS["load"](getattr(self.params, field))
+            g = self._graphs[field] = _seams.subgraph.get()(getattr(self.params, field))
         return g
 
     def list_arguments(self):
@@ -72,9 +58,7 @@ class _ControlFlowProperty(OperatorProperty):
         return list(out_grad) + list(in_data) + list(out_data)
 
     def create_operator(self, ctx) -> Operator:
-        if _HOOKS["operator"] is None:
-            raise MXAsyncError(f"{self.label}: running it needs mxasync.executor (import it)")
-        return _HOOKS["operator"](self, ctx)
+        return _seams.control_flow.get()(self, ctx)
 
 
 # -- foreach ----------------------------------------------------------------------------------
