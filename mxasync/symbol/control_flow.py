@@ -19,9 +19,9 @@ from __future__ import annotations
 import copy
 from collections import defaultdict
 
+from .. import _seams
 from ..ndarray.control_flow import flatten_nested, regroup_nested
 from ..ndarray.ndarray import NDArray
-from .. import _seams
 from ..operator.contrib.control_flow import known
 from .naming import AttrScope
 from .node import Node
