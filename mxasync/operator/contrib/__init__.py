@@ -3,6 +3,7 @@
 from . import (  # noqa: F401  (importing registers the ops)
     all_finite,
     arrays,
+    bounding_box,
     control_flow,
     elemwise_extra,
     krprod,
