@@ -93,3 +93,18 @@ def test_transforms_in_a_dataloader(num_workers):
     batches = list(DataLoader(ds, batch_size=2, num_workers=num_workers))
     assert [b[0].shape for b in batches] == [(2, 3, 4, 4), (2, 3, 4, 4), (1, 3, 4, 4)]
     assert batches[2][1].asnumpy().tolist() == [4]
+
+
+def test_rotate_transforms():
+    from mxasync.gluon.data.vision import transforms
+
+    img = mx.nd.array(np.array([[[0, 0, 0], [0, 0, 1], [0, 0, 0]]], np.float32))
+    np.testing.assert_allclose(transforms.Rotate(90.0)(img).asnumpy(), [[[0, 1, 0], [0, 0, 0], [0, 0, 0]]],
+                               atol=1e-6)
+    with pytest.raises(TypeError):
+        transforms.Rotate(10.0)(mx.nd.ones((3, 4, 4), dtype="uint8"))
+    with pytest.raises(ValueError):
+        transforms.RandomRotation([-10, 10], rotate_with_proba=1.5)
+    data = mx.nd.random.normal(shape=(3, 5, 6))
+    assert transforms.RandomRotation([-90, 90], rotate_with_proba=0.0)(data) is data
+    assert transforms.RandomRotation([-10, 10])(mx.nd.ones((2, 3, 5, 6))).shape == (2, 3, 5, 6)

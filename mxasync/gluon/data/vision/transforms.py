@@ -12,13 +12,16 @@ from __future__ import annotations
 import numbers
 import random
 
+import numpy as np
+
 from .... import image
 from ...block import Block, HybridBlock
 from ...nn import HybridSequential, Sequential
 
 __all__ = ["Compose", "Cast", "ToTensor", "Normalize", "RandomResizedCrop", "CropResize", "CenterCrop", "Resize",
            "RandomFlipLeftRight", "RandomFlipTopBottom", "RandomBrightness", "RandomContrast",
-           "RandomSaturation", "RandomHue", "RandomColorJitter", "RandomLighting", "RandomApply"]
+           "RandomSaturation", "RandomHue", "RandomColorJitter", "RandomLighting", "RandomApply", "Rotate",
+           "RandomRotation"]
 
 
 class Compose(Sequential):
@@ -219,3 +222,42 @@ class RandomApply(Sequential):
         if self.p < random.random():
             return x
         return self.transforms(x)
+
+
+def _float32_only(x, name):
+    if x.dtype != np.float32:
+        raise TypeError(f"{name}: this transformation only supports float32. Consider calling it after ToTensor, "
+                        f"given: {np.dtype(x.dtype).name}")
+
+
+class Rotate(Block):
+    """Rotate CHW (or NCHW) float32 images by ``rotation_degrees`` about their centre (``mx.image.imrotate``)."""
+
+    def __init__(self, rotation_degrees, zoom_in=False, zoom_out=False):
+        super().__init__()
+        self._args = (rotation_degrees, zoom_in, zoom_out)
+
+    def forward(self, x):
+        _float32_only(x, "Rotate")
+        return image.imrotate(x, *self._args)
+
+
+class RandomRotation(Block):
+    """With probability ``rotate_with_proba``, rotate by an angle drawn uniformly from ``angle_limits``
+    (numpy's global generator, as MXNet)."""
+
+    def __init__(self, angle_limits, zoom_in=False, zoom_out=False, rotate_with_proba=1.0):
+        super().__init__()
+        lower, upper = angle_limits
+        if lower >= upper:
+            raise ValueError("`angle_limits` must be an ordered tuple")
+        if not 0 <= rotate_with_proba <= 1:
+            raise ValueError("Probability of rotating the image should be between 0 and 1")
+        self._args = (angle_limits, zoom_in, zoom_out)
+        self._rotate_with_proba = rotate_with_proba
+
+    def forward(self, x):
+        if np.random.random() > self._rotate_with_proba:
+            return x
+        _float32_only(x, "RandomRotation")
+        return image.random_rotate(x, *self._args)
