@@ -59,11 +59,33 @@ def _prior(x, sizes, ratios):
     return out.reshape(1, -1, 4).astype(x.dtype)
 
 
+def _nms(d, overlap_thresh, id_index, force_suppress=False):
+    out = np.full_like(d, -1)
+    kept = []
+    for r in sorted(range(len(d)), key=lambda r: -d[r, 1]):
+        if d[r, 1] <= 0:
+            continue
+        if all((not force_suppress and d[k, id_index] != d[r, id_index]) or _iou(d[k, 2:], d[r, 2:])[0, 0] <= overlap_thresh for k in kept):
+            kept.append(r)
+    out[: len(kept)] = d[kept]
+    return out
+
+
+def _detections(rng, shape, dtype):
+    n = shape[0]
+    return np.concatenate([rng.integers(0, 2, (n, 1)), rng.permutation(n)[:, None] / n + 0.05,
+                           _boxes(rng, (n, 4), np.float64)], -1).astype(dtype)
+
+
 def _positive(rng, shape, dtype):
     return rng.uniform(0.1, 0.6, shape).astype(dtype)
 
 
 CASES = [
+    Case("_contrib_box_nms", [((8, 6),)], ref=_nms, params=dict(overlap_thresh=0.2, id_index=0), gens=_detections,
+         grad=False, name="box_nms-per-class"),  # a float class id compared for equality: no numeric gradient
+    Case("_contrib_box_nms", [((8, 6),)], ref=_nms, params=dict(overlap_thresh=0.2, id_index=0, force_suppress=True),
+         gens=_detections),
     Case("_contrib_box_iou", [((2, 3, 4), (5, 4))], ref=lambda a, b, format: _iou(a, b).reshape(2, 3, 5),
          params=dict(format="corner"), gens=_boxes, grad="zero"),
     Case("_contrib_bipartite_matching", [((4, 3),)], ref=_matching, params=dict(threshold=0.05), grad="zero"),

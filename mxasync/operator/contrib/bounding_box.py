@@ -1,8 +1,9 @@
-"""Box ops of MXNet's detection models (src/operator/contrib/bounding_box): ``box_iou``,
+"""Box ops of MXNet's detection models (src/operator/contrib/bounding_box): ``box_nms``, ``box_iou``,
 ``bipartite_matching``, ``box_encode``, ``box_decode``; and ``MultiBoxPrior``.
 
 Boxes are ``[xmin, ymin, xmax, ymax]`` ("corner") or ``[x, y, width, height]`` ("center").
-As in MXNet their gradients are zero.
+As in MXNet their gradients are zero, but for ``box_nms``, whose output rows take their
+gradient back to the input rows they came from.
 
 >>> import mxasync as mx
 >>> a = mx.nd.array([[0, 0, 2, 2]]); b = mx.nd.array([[1, 1, 3, 3], [0, 0, 2, 2]])
@@ -23,7 +24,7 @@ from pydantic import Field
 from ..functional import FunctionalProperty, defop
 from ..params import OpParam
 
-__all__ = ["BoxIouParam", "BipartiteMatchingParam", "BoxDecodeParam", "MultiBoxPriorParam"]
+__all__ = ["BoxNmsParam", "BoxIouParam", "BipartiteMatchingParam", "BoxDecodeParam", "MultiBoxPriorParam"]
 
 
 def _zero_grad(xp, p, og, ins, outs):
@@ -238,3 +239,99 @@ def _multibox_prior(xp, p, data):
 defop("_contrib_MultiBoxPrior", param=MultiBoxPriorParam, base=_MultiBoxPriorProperty, fwd=_multibox_prior,
       zero_gradient=True, bwd=_zero_grad, deps="in",
       doc="SSD's anchor boxes for every pixel of a feature map: (1, height * width * anchors, 4), corner format.")
+
+
+# -- box_nms --------------------------------------------------------------------------------------
+class BoxNmsParam(OpParam):
+    overlap_thresh: float = Field(0.5, description="suppress a box whose IoU with a kept better one is above this")
+    valid_thresh: float = Field(0.0, description="only boxes scoring above this take part")
+    topk: int = Field(-1, description="only the topk best valid boxes take part (-1: all)")
+    coord_start: int = Field(2, description="the column of the first of the 4 box coordinates")
+    score_index: int = Field(1, description="the column of the score")
+    id_index: int = Field(-1, description="the column of the class id (-1: none)")
+    background_id: int = Field(-1, description="the class id of the background, never kept (with id_index)")
+    force_suppress: bool = Field(False, description="suppress across classes too (always without id_index)")
+    in_format: Literal["corner", "center"] = Field("corner", description="how the input boxes are encoded")
+    out_format: Literal["corner", "center"] = Field("corner", description="how the output boxes are encoded")
+
+
+class _BoxNmsProperty(FunctionalProperty):
+    def infer_shape(self, in_shapes):
+        d = in_shapes[0]
+        if d is None:
+            return [None], [None], []
+        p = self.params
+        width = d[-1] if len(d) >= 2 else 0
+        if len(d) < 2 or p.coord_start + 4 > width or not 0 <= p.score_index < width or p.id_index >= width:
+            raise self.error(f"data {tuple(d)} must be (..., boxes, columns) with columns holding the score "
+                             f"({p.score_index}), coordinates ({p.coord_start}..{p.coord_start + 3}) and id "
+                             f"({p.id_index})")
+        return [d], [d], []
+
+
+def _host(a):
+    return a.get() if hasattr(a, "get") else np.asarray(a)
+
+
+def _nms_order(p, rows):
+    """Per batch row block (n, width): the input row of each output row that is kept (in output order)."""
+    score = rows[:, p.score_index]
+    valid = score > p.valid_thresh
+    if p.id_index >= 0:  # the background class (default -1) never takes part
+        valid &= rows[:, p.id_index] != p.background_id
+    order = np.flatnonzero(valid)
+    order = order[np.argsort(-score[order], kind="stable")]
+    if p.topk > 0:
+        order = order[: p.topk]
+    box = rows[order, p.coord_start:p.coord_start + 4].astype(np.float64)
+    left, top, right, bottom = _corners(np, box, p.in_format)
+    w = np.maximum(np.minimum(right[:, None], right[None]) - np.maximum(left[:, None], left[None]), 0)
+    h = np.maximum(np.minimum(bottom[:, None], bottom[None]) - np.maximum(top[:, None], top[None]), 0)
+    inter = w * h
+    area = (right - left) * (bottom - top)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        iou = inter / (area[:, None] + area[None] - inter)
+    same_class = np.ones_like(iou, dtype=bool)
+    if not p.force_suppress and p.id_index >= 0:
+        ids = rows[order, p.id_index]
+        same_class = ids[:, None] == ids[None]
+    keep = np.ones(len(order), dtype=bool)
+    for i in range(len(order)):
+        if keep[i]:
+            keep[i + 1:] &= ~((iou[i, i + 1:] > p.overlap_thresh) & same_class[i, i + 1:])
+    return order[keep]
+
+
+def _box_nms(xp, p, data):
+    host = _host(data)
+    flat = host.reshape((-1,) + host.shape[-2:])
+    out = np.full_like(flat, -1)
+    for b, rows in enumerate(flat):
+        kept = _nms_order(p, rows)
+        out[b, : len(kept)] = rows[kept]
+        if p.in_format != p.out_format:
+            c = p.coord_start
+            box = rows[kept, c:c + 4].astype(np.float64)
+            if p.out_format == "center":
+                conv = np.stack([(box[:, 0] + box[:, 2]) / 2, (box[:, 1] + box[:, 3]) / 2, box[:, 2] - box[:, 0],
+                                 box[:, 3] - box[:, 1]], -1)
+            else:
+                conv = np.stack(_corners(np, box, "center"), -1)
+            out[b, : len(kept), c:c + 4] = conv
+    return xp.asarray(out.reshape(host.shape))
+
+
+def _box_nms_bwd(xp, p, og, ins, outs):
+    host, g = _host(ins[0]), _host(og[0])
+    flat, gflat = host.reshape((-1,) + host.shape[-2:]), g.reshape((-1,) + host.shape[-2:])
+    grad = np.zeros_like(gflat)
+    for b, rows in enumerate(flat):  # each kept row's gradient goes back to the input row it came from
+        kept = _nms_order(p, rows)
+        grad[b, kept] = gflat[b, : len(kept)]
+    return [xp.asarray(grad.reshape(host.shape))]
+
+
+defop("_contrib_box_nms", param=BoxNmsParam, base=_BoxNmsProperty, fwd=_box_nms, bwd=_box_nms_bwd, deps="og,in",
+      aliases=("_contrib_box_non_maximum_suppression",),
+      doc="Non-maximum suppression of (..., boxes, columns) detections: the kept boxes sorted by score, then rows "
+          "of -1.")

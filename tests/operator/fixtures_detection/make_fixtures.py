@@ -1,4 +1,4 @@
-"""Record MXNet 1.9.1's box ops (box_iou, bipartite_matching, box_encode, box_decode, MultiBoxPrior). By hand only:
+"""Record MXNet 1.9.1's box ops (box_nms, box_iou, bipartite_matching, box_encode, box_decode, MultiBoxPrior). By hand only:
 
     /work/venvs/mx191/bin/python tests/operator/fixtures_detection/make_fixtures.py
 
@@ -53,5 +53,10 @@ feature = np.zeros((1, 2, 3, 5), np.float32)
 record("prior", "MultiBoxPrior", [feature], dict(sizes=(0.6, 0.3), ratios=(1, 2, 0.5)))
 record("prior_clip_steps", "MultiBoxPrior", [feature], dict(sizes=(0.9,), ratios=(3, 1), clip=True, steps=(0.2, 0.1),
                                                            offsets=(0.2, 0.7)))
+dets = np.concatenate([rng.integers(0, 3, (2, 12, 1)), rng.uniform(0, 1, (2, 12, 1)), boxes(2, 12)],
+                      axis=-1).astype(np.float32)
+record("nms", "box_nms", [dets], dict(overlap_thresh=0.3, id_index=0))
+record("nms_force_topk", "box_nms", [dets], dict(overlap_thresh=0.2, topk=6, force_suppress=True, valid_thresh=0.2))
+record("nms_background_center", "box_nms", [dets], dict(id_index=0, background_id=1, out_format="center"))
 np.savez_compressed(HERE / "mxnet_ref.npz", **store)
 print(f"wrote {len(store)} arrays to {HERE / 'mxnet_ref.npz'}")
