@@ -81,7 +81,20 @@ def _positive(rng, shape, dtype):
     return rng.uniform(0.1, 0.6, shape).astype(dtype)
 
 
+def _target_check(outs, inputs, params):
+    loc, mask, cls = outs
+    assert loc.shape == mask.shape == (2, 16) and cls.shape == (2, 4)
+    assert set(np.unique(mask)) <= {0, 1} and np.all((cls == -1) | (cls >= 0))  # ignore_label -1, classes + 1
+
+
+def _labels(rng, shape, dtype):
+    return np.concatenate([rng.integers(0, 2, shape[:-1] + (1,)), _boxes(rng, shape[:-1] + (4,), np.float64)],
+                          -1).astype(dtype)
+
+
 CASES = [
+    Case("_contrib_MultiBoxTarget", [((1, 4, 4), (2, 2, 5), (2, 3, 4))], check=_target_check,
+         gens=[_boxes, _labels, uniform()], params=dict(negative_mining_ratio=1.0)),
     Case("_contrib_box_nms", [((8, 6),)], ref=_nms, params=dict(overlap_thresh=0.2, id_index=0), gens=_detections,
          grad=False, name="box_nms-per-class"),  # a float class id compared for equality: no numeric gradient
     Case("_contrib_box_nms", [((8, 6),)], ref=_nms, params=dict(overlap_thresh=0.2, id_index=0, force_suppress=True),

@@ -9,6 +9,7 @@ from . import (  # noqa: F401  (importing registers the ops)
     krprod,
     multi_lars,
     multi_sum_sq,
+    multibox_target,
     reset_arrays,
     sync_batch_norm,
     transformer,

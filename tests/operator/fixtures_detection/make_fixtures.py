@@ -1,4 +1,5 @@
-"""Record MXNet 1.9.1's box ops (box_nms, box_iou, bipartite_matching, box_encode, box_decode, MultiBoxPrior). By hand only:
+"""Record MXNet 1.9.1's box ops (box_nms, box_iou, bipartite_matching, box_encode, box_decode, MultiBoxPrior,
+MultiBoxTarget). By hand only:
 
     /work/venvs/mx191/bin/python tests/operator/fixtures_detection/make_fixtures.py
 
@@ -58,5 +59,12 @@ dets = np.concatenate([rng.integers(0, 3, (2, 12, 1)), rng.uniform(0, 1, (2, 12,
 record("nms", "box_nms", [dets], dict(overlap_thresh=0.3, id_index=0))
 record("nms_force_topk", "box_nms", [dets], dict(overlap_thresh=0.2, topk=6, force_suppress=True, valid_thresh=0.2))
 record("nms_background_center", "box_nms", [dets], dict(id_index=0, background_id=1, out_format="center"))
+mb_anchors = boxes(1, 10)
+mb_labels = np.concatenate([rng.integers(0, 3, (2, 3, 1)), boxes(2, 3)], axis=-1).astype(np.float32)
+mb_labels[1, 2] = -1
+mb_preds = rng.normal(0, 1, (2, 4, 10)).astype(np.float32)
+record("target", "MultiBoxTarget", [mb_anchors, mb_labels, mb_preds], dict(overlap_threshold=0.3))
+record("target_mining", "MultiBoxTarget", [mb_anchors, mb_labels, mb_preds],
+       dict(overlap_threshold=0.4, negative_mining_ratio=2, negative_mining_thresh=0.5, ignore_label=-2))
 np.savez_compressed(HERE / "mxnet_ref.npz", **store)
 print(f"wrote {len(store)} arrays to {HERE / 'mxnet_ref.npz'}")
