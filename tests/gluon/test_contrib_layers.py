@@ -101,3 +101,16 @@ def test_variational_dropout_shares_the_mask_over_time():
 def test_interval_sampler():
     assert list(contrib.data.IntervalSampler(10, 3)) == [0, 3, 6, 9, 1, 4, 7, 2, 5, 8]
     assert list(contrib.data.IntervalSampler(10, 3, rollover=False)) == [0, 3, 6, 9]
+
+
+def test_deformable_convolution_layer_starts_as_plain_convolution():
+    from mxasync.gluon.contrib.cnn import DeformableConvolution
+
+    layer = DeformableConvolution(4, kernel_size=3, padding=1, in_channels=2)
+    layer.initialize()
+    x = mx.nd.random.normal(shape=(2, 2, 5, 6))
+    expected = mx.nd.Convolution(x, layer.deformable_conv_weight.data(), layer.deformable_conv_bias.data(),
+                                 kernel=(3, 3), pad=(1, 1), num_filter=4)
+    np.testing.assert_allclose(layer(x).asnumpy(), expected.asnumpy(), rtol=1e-5, atol=1e-5)
+    assert sorted(layer.collect_params()) == [f"{layer.prefix}{n}" for n in (
+        "deformable_conv_bias", "deformable_conv_weight", "offset_bias", "offset_weight")]

@@ -5,6 +5,7 @@ from table_contrib_nn import CASES as _CONTRIB_NN
 from table_contrib_small import CASES as _CONTRIB_SMALL
 from table_control_flow import CASES as _CONTROL_FLOW
 from table_correlation import CASES as _CORRELATION
+from table_deformable import CASES as _DEFORMABLE
 from table_custom import CASES as _CUSTOM
 from table_detection import CASES as _DETECTION
 from table_element_0index import CASES as _ELEMENT_0INDEX
@@ -23,4 +24,4 @@ from table_shape import CASES as _SHAPE
 
 CASES = [*_ELEMWISE, *_SHAPE, *_NN, *_EXTRA, *_MORE, *_LINALG, *_LAYER_NORM, *_SEQ_CONTRIB, *_IMAGE, *_OPTIMIZER,
          *_CUSTOM, *_BATCH_TAKE, *_ELEMENT_0INDEX, *_RANDOM_LIKE, *_PDF,
-         *_CORRELATION, *_CONTRIB_SMALL, *_CONTRIB_NN, *_CONTROL_FLOW, *_DETECTION]
+         *_CORRELATION, *_CONTRIB_SMALL, *_CONTRIB_NN, *_CONTROL_FLOW, *_DETECTION, *_DEFORMABLE]

@@ -5,6 +5,7 @@ from . import (  # noqa: F401  (importing registers the ops)
     arrays,
     bounding_box,
     control_flow,
+    deformable_conv,
     elemwise_extra,
     krprod,
     multi_lars,

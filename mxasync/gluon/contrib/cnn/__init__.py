@@ -1,1 +1,5 @@
 """``gluon.contrib.cnn``: deformable convolution layers."""
+
+from .conv_layers import DeformableConvolution
+
+__all__ = ["DeformableConvolution"]
