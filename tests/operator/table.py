@@ -5,8 +5,8 @@ from table_contrib_nn import CASES as _CONTRIB_NN
 from table_contrib_small import CASES as _CONTRIB_SMALL
 from table_control_flow import CASES as _CONTROL_FLOW
 from table_correlation import CASES as _CORRELATION
-from table_deformable import CASES as _DEFORMABLE
 from table_custom import CASES as _CUSTOM
+from table_deformable import CASES as _DEFORMABLE
 from table_detection import CASES as _DETECTION
 from table_element_0index import CASES as _ELEMENT_0INDEX
 from table_elemwise import CASES as _ELEMWISE
