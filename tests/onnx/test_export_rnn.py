@@ -63,3 +63,19 @@ def test_symbolic_fused_lstm_with_state_outputs(tmp_path, ort_run, close, onnx_m
     assert [o.name for o in onnx_mod.load(path).graph.output] == ["rnn", "rnn1", "rnn2"]  # MXNet's names
     for got, w in zip(outs, want, strict=True):
         close(got, w.asnumpy())
+
+
+def test_mx_rnn_fused_cell_unrolled(tmp_path, ort_run, close):
+    """mx.rnn's FusedRNNCell (GRU, two layers, zero begin states), batch-major, then a dense layer."""
+    cell = mx.rnn.FusedRNNCell(8, num_layers=2, mode="gru", prefix="gru_", get_next_state=False)
+    out, _ = cell.unroll(5, inputs=mx.sym.Variable("data"), layout="NTC", merge_outputs=True)
+    out = mx.sym.FullyConnected(mx.sym.Reshape(out, shape=(-1, 8)), num_hidden=4, name="pred")
+    shapes, _, _ = out.infer_shape(data=(2, 5, 3))
+    rng = np.random.RandomState(3)
+    params = {n: mx.nd.array(rng.uniform(-0.5, 0.5, s)) for n, s in zip(out.list_arguments(), shapes, strict=True)
+              if n != "data"}
+    x = rng.uniform(-1, 1, (2, 5, 3)).astype(np.float32)
+    want = out.eval(mx.cpu(), data=mx.nd.array(x), **params)[0].asnumpy()
+    path = mx.onnx.export_model(out, params, [(2, 5, 3)], np.float32, str(tmp_path / "fused.onnx"),
+                                keep_initializers_as_inputs=False)
+    close(ort_run(path, {"data": x})[0], want)
