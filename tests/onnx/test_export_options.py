@@ -41,7 +41,11 @@ def test_example_networks_every_opset(network, opset, tmp_path, ort_run, close, 
     model = onnx_mod.load(path)
     assert model.opset_import[0].version == opset
     assert [i.name for i in model.graph.input][0] == "data" and "softmax_label" not in {i.name for i in model.graph.input}
-    close(ort_run(path, {"data": x})[0], _ours(sym, arg, aux, x))
+    want = _ours(sym, arg, aux, x)
+    close(ort_run(path, {"data": x})[0], want)
+    back, barg, baux = mx.contrib.onnx.import_model(path)  # and back: the opset's forms import too
+    exe = back.bind(mx.cpu(), args={**barg, "data": mx.nd.array(x)}, aux_states=baux, grad_req="null")
+    close(exe.forward(is_train=False)[0].asnumpy(), want)
 
 
 def test_mxnet_files_and_dynamic_input_shapes(tmp_path, ort_run, close, onnx_mod):
@@ -95,3 +99,16 @@ def test_bad_arguments(tmp_path, onnx_mod):
     with pytest.raises(ValueError, match="fc_bias"):  # a parameter left out is a data input, as in MXNet
         mx.onnx.export_model(sym, {"fc_weight": params["fc_weight"]}, [(1, 3)], np.float32, out)
     assert "Convolution" in mx.onnx.get_operator_support() and "RNN" in mx.onnx.get_operator_support()
+
+
+def test_forms_onnx_cannot_express_are_named(tmp_path, onnx_mod):
+    data = mx.sym.Variable("data")
+    out = str(tmp_path / "x.onnx")
+    bn = mx.sym.BatchNorm(data, axis=2, name="bn3")
+    params = {n: mx.nd.ones((4,)) for n in bn.list_arguments()[1:] + bn.list_auxiliary_states()}
+    with pytest.raises(mx.MXNetError, match=r"BatchNorm\(bn3\): axis=2"):
+        mx.onnx.export_model(bn, params, [(2, 3, 4)], np.float32, out)
+    rnn = mx.sym.RNN(data, mx.sym.Variable("p"), mx.sym.Variable("h"), state_size=3, num_layers=1,
+                     mode="rnn_tanh", name="r")
+    with pytest.raises(mx.MXNetError, match=r"RNN\(r\): its parameters must be constant"):
+        mx.onnx.export_model(rnn, {}, [(5, 2, 4), (27,), (1, 2, 3)], np.float32, out)
