@@ -169,7 +169,9 @@ def test_example_plugin_device_storage_copies_streams_and_overrides(example_plug
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
     for op in ("relu", "relu.backward", "FullyConnected", "FullyConnected.backward", "Activation"):
         assert stats.get(op) == 1, (op, stats)  # sigmoid went back to the generic kernel
-    assert stats["launch_compute"] >= 5 and stats["event"] >= 5  # ops ran on the toy device's streams
+    assert stats["launch_compute"] >= 5  # ops ran on the toy device's streams
+    # events only where something waited (the host reads): none per op, since one stream orders its ops
+    assert 1 <= stats["event"] < stats["launch_compute"]
     big = mx.nd.ones((256, 256), ctx=mx.cpu())  # 256 KiB: the pooled storage, not numpy's small blocks
     on_toy = big.copyto(ctx)
     back = (on_toy * 2).as_in_context(mx.cpu())
