@@ -101,3 +101,13 @@ def test_default_ctx_is_the_current_context():
     with mx.cpu(1):
         assert mx.Context.default_ctx == mx.cpu(1)
     assert mx.Context.default_ctx == mx.current_context()
+
+
+def test_hybridized_bidirectional_layer_infers_its_input_size_inside_a_network():
+    # both directions' first weights are unknown: _rnn_param_concat shares the rest of the flat parameters
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.rnn.LSTM(4, bidirectional=True), gluon.nn.Dense(3))
+    net.hybridize()
+    net.initialize()
+    assert net(mx.nd.ones((2, 3, 5))).shape == (2, 3)  # TNC in, Dense flattens the rest
+    assert net[0].l0_i2h_weight.shape == (16, 5) and net[0].r0_i2h_weight.shape == (16, 5)

@@ -1,7 +1,9 @@
-"""Table rows: contrib layers ops (SyncBatchNorm) against numpy references."""
+"""Table rows: ops behind contrib layers (SyncBatchNorm, the fused RNN layers' _rnn_param_concat) against numpy
+references."""
 
 from __future__ import annotations
 
+import numpy as np
 import reference_nn as ref
 from cases import Case, uniform
 
@@ -16,6 +18,8 @@ def _sync_bn(x, g, b, mm, mv, ndev=1, key="", **kw):
 
 
 CASES = [
+    Case("_rnn_param_concat", [((6,), (4,), (6,))], ref=lambda *xs, num_args, dim: np.concatenate(xs, dim),
+         params=dict(num_args=3, dim=0)),
     Case("_contrib_SyncBatchNorm", [((4, 3, 2), (3,), (3,))], ref=_sync_bn,
          params=dict(fix_gamma=False, key="bn0"), aux=_aux_bn, is_train=True,
          gens=[uniform(), uniform(0.5, 1.5), uniform()], name="SyncBatchNorm-train"),

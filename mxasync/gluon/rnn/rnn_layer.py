@@ -163,7 +163,7 @@ class _RNNLayer(HybridBlock):
         # the op's flat layout: every weight (layer, direction, i2h then h2h), then every bias the same way
         flat = [kwargs[f"{d}{layer}_{g}_{t}"].reshape(-1) for t in ("weight", "bias")
                 for layer in range(self._num_layers) for d in ("l", "r")[:self._dir] for g in ("i2h", "h2h")]
-        params = F.Concat(*flat, dim=0, num_args=len(flat))
+        params = F._internal._rnn_param_concat(*flat, dim=0, num_args=len(flat))
         rnn = F.RNN(inputs, params, *states, state_size=self._hidden_size, num_layers=self._num_layers,
                     bidirectional=self._dir == 2, p=self._dropout, state_outputs=True, mode=self._mode)
         outputs, states = (rnn[0], [rnn[1], rnn[2]]) if self._mode == "lstm" else (rnn[0], [rnn[1]])

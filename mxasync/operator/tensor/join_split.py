@@ -39,7 +39,7 @@ def _concat_shape(prop, in_shapes):
     return list(in_shapes), [tuple(out)], []
 
 
-def _concat_refine(prop, in_shapes, out_shapes):
+def _concat_refine(prop, in_shapes, out_shapes, max_unknown=1):
     """Unknown input dimensions from the output (MXNet's backward shape rule): every dimension but ``dim``,
     and ``dim`` itself for the one input whose size there is unknown (it lets gluon's fused RNN layers infer
     their first weight from the concatenated parameter vector)."""
@@ -50,14 +50,18 @@ def _concat_refine(prop, in_shapes, out_shapes):
     ins = [None if s is None else tuple(o if k != d and not x else x for k, (x, o) in enumerate(zip(s, out, strict=True)))
            for s in in_shapes]
     unknown = [i for i, s in enumerate(ins) if s is None or not s[d]]
-    if len(unknown) == 1 and out[d]:
-        i = unknown[0]
-        rest = out[d] - sum(s[d] for j, s in enumerate(ins) if j != i)
-        if rest > 0:
-            shape = list(out if ins[i] is None else ins[i])
-            shape[d] = rest
-            ins[i] = tuple(shape)
+    if 0 < len(unknown) <= max_unknown and out[d]:
+        rest = out[d] - sum(s[d] for j, s in enumerate(ins) if j not in unknown)
+        if rest > 0 and rest % len(unknown) == 0:
+            for i in unknown:  # several unknown inputs share the rest evenly (MXNet's _rnn_param_concat)
+                shape = list(out if ins[i] is None else ins[i])
+                shape[d] = rest // len(unknown)
+                ins[i] = tuple(shape)
     return ins
+
+
+def _rnn_param_concat_refine(prop, in_shapes, out_shapes):
+    return _concat_refine(prop, in_shapes, out_shapes, max_unknown=2)
 
 
 def _concat_bwd(xp, p, og, ins, outs):
@@ -73,6 +77,12 @@ defop("Concat", param=ConcatParam, var_args="num_args", aliases=("concat",), dep
       args=lambda p: [f"arg{i}" for i in range(p.num_args)], shape=_concat_shape,
       fwd=lambda xp, p, *xs: xp.concatenate(xs, axis=p.dim), bwd=_concat_bwd, refine_partial_inputs=_concat_refine,
       doc="Join ``num_args`` arrays along ``dim``.")
+defop("_rnn_param_concat", param=ConcatParam, var_args="num_args", deps="og,in",
+      args=lambda p: [f"arg{i}" for i in range(p.num_args)], shape=_concat_shape,
+      fwd=lambda xp, p, *xs: xp.concatenate(xs, axis=p.dim), bwd=_concat_bwd,
+      refine_partial_inputs=_rnn_param_concat_refine,
+      doc="Concat for the flat parameters of gluon's fused RNN layers: from the output size it infers up to two "
+          "inputs of unknown size, which share the rest evenly (both directions' first-layer weights).")
 
 
 class StackParam(OpParam):
