@@ -38,6 +38,8 @@ if TYPE_CHECKING:  # what the lazy loading below gives, spelled out for type che
         monitor,
         name,
         ndarray,
+        numpy,
+        numpy_extension,
         onnx,
         operator,
         optimizer,
@@ -57,6 +59,8 @@ if TYPE_CHECKING:  # what the lazy loading below gives, spelled out for type che
     from . import module as mod
     from . import monitor as mon
     from . import ndarray as nd
+    from . import numpy as np
+    from . import numpy_extension as npx
     from . import optimizer as opt
     from . import symbol as sym
     from .base import MXAsyncError, MXNetError
@@ -72,15 +76,17 @@ _seams.executor.provider = f"{__name__}.executor"
 _seams.wrap_array.provider = f"{__name__}.ndarray"
 _seams.subgraph.provider = f"{__name__}.symbol.control_flow"
 _seams.control_flow.provider = f"{__name__}.executor.control_flow"
+_seams.numpy.provider = f"{__name__}.numpy_extension"
 
 _SUBMODULES = (
     "autograd", "backends", "callback", "context", "contrib", "engine", "executor", "gluon", "image",
     "initializer", "io", "kvstore", "lr_scheduler", "metric", "model", "module", "monitor", "ndarray", "operator",
     "onnx", "optimizer", "profiler", "random", "recordio", "rnn", "symbol", "test_utils", "util", "viz",
-    "attribute", "name", "registry",
+    "attribute", "name", "registry", "numpy", "numpy_extension",
 )
 _ALIASES = {"init": "initializer", "kv": "kvstore", "mod": "module", "nd": "ndarray", "opt": "optimizer",
-            "sym": "symbol", "mon": "monitor", "img": "image"}
+            "sym": "symbol", "mon": "monitor", "img": "image",
+            "np": "numpy", "npx": "numpy_extension"}
 _NAMES = {
     "MXAsyncError": "base", "MXNetError": "base",
     "Context": "context", "cpu": "context", "cpu_pinned": "context", "device": "context",
@@ -98,7 +104,7 @@ __all__ = [
     "init", "lr_scheduler", "metric", "optimizer", "opt", "kv", "kvstore", "mod", "module", "model",
     "image", "autograd", "test_utils", "rnn", "util", "attribute", "np_shape", "is_np_shape", "set_np_shape",
     "contrib", "gluon", "onnx",
-    "monitor", "mon", "img", "registry", "preload", "preload_async",
+    "monitor", "mon", "img", "registry", "preload", "preload_async", "np", "npx", "numpy", "numpy_extension",
 ]
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["Seam", "recorder", "executor", "wrap_array", "subgraph", "control_flow"]
+__all__ = ["Seam", "recorder", "executor", "wrap_array", "subgraph", "control_flow", "numpy"]
 
 
 class Seam:
@@ -68,3 +68,6 @@ subgraph = Seam("subgraph")
 #: the executor layer's operator that runs ``_foreach``/``_while_loop``/``_cond``
 #: (``mxasync.executor.control_flow``): ``make(prop, ctx) -> Operator``
 control_flow = Seam("control_flow")
+#: the NumPy interface (``mxasync.numpy.multiarray``): an object with ``ndarray`` (the class of ``mx.np``
+#: arrays, for ``NDArray.as_np_ndarray``) and the ``np`` / ``npx`` modules (``mx.nd.np``, ``mx.nd.npx``)
+numpy = Seam("numpy")

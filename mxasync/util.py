@@ -1,14 +1,25 @@
 """``mx.util``: MXNet's switches for the NumPy interface, and small environment helpers.
 
-mxasync has MXNet's classic NDArray semantics only: the NumPy-shape and NumPy-array modes
-(``mx.np``/``mx.npx``) are not provided. Asking for them to be off works; asking for them
-on raises ``NotImplementedError`` with that reason, rather than silently running classic
-semantics under a NumPy-mode flag.
+NumPy-shape mode (``set_np_shape(True)``, ``with np_shape():``) makes shape ``()`` a scalar
+and a 0 in a shape a zero-size axis, where MXNet's classic semantics read both as
+"unknown". NumPy-array mode (``set_np``, ``use_np``) makes Gluon and ``mx.np`` hand out
+``mx.np.ndarray``. ``set_np(dtype=True)`` makes float64 NumPy's default float dtype of the
+creation functions (MXNet's ``is_np_default_dtype``). The switches are process-wide, as
+MXNet's Python front end has them (its flags live in thread-local C++ state that every
+thread of a script inherits from one setting).
+
+>>> set_np_shape(True)
+False
+>>> is_np_shape()
+True
+>>> set_np_shape(False)
+True
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 from collections.abc import Callable
 from typing import Any
@@ -16,90 +27,150 @@ from typing import Any
 from .base import py_str  # noqa: F401 - MXNet has it here too
 
 __all__ = ["np_shape", "is_np_shape", "set_np_shape", "use_np_shape", "np_array", "is_np_array",
-           "use_np_array", "use_np", "set_np", "reset_np", "getenv", "setenv", "get_gpu_count",
-           "set_module", "py_str"]
-
-_NO_NUMPY_MODE = ("mxasync does not provide MXNet's NumPy interface (mx.np / NumPy-shape semantics); "
-                  "see docs/porting.md")
+           "use_np_array", "use_np", "set_np", "reset_np", "is_np_default_dtype", "np_default_dtype",
+           "getenv", "setenv", "get_gpu_count", "set_module", "py_str"]
 
 
-def _refuse_on(active: bool, what: str) -> None:
-    if active:
-        raise NotImplementedError(f"{what}(True): {_NO_NUMPY_MODE}")
+class _Flags:
+    """The three switches (one object, so that scopes restore exactly what they changed)."""
+
+    shape = False
+    array = False
+    default_dtype = False
+
+
+_FLAGS = _Flags()
 
 
 def is_np_shape() -> bool:
-    """Whether NumPy-shape semantics are on: never in mxasync.
-
-    >>> is_np_shape()
-    False
-    """
-    return False
+    """Whether NumPy-shape semantics are on."""
+    return _FLAGS.shape
 
 
 def set_np_shape(active: bool) -> bool:
-    """Turn NumPy-shape semantics off (on is refused); returns the previous state (False)."""
-    _refuse_on(bool(active), "set_np_shape")
-    return False
-
-
-class _ShapeScope:
-    def __init__(self, active: bool, what: str) -> None:
-        self._active = bool(active)
-        self._what = what
-
-    def __enter__(self) -> _ShapeScope:
-        _refuse_on(self._active, self._what)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
-
-
-def np_shape(active: bool = True) -> _ShapeScope:
-    """A ``with`` scope for NumPy-shape semantics; ``np_shape(False)`` is the only one available.
-
-    >>> with np_shape(False):
-    ...     is_np_shape()
-    False
-    """
-    return _ShapeScope(active, "np_shape")
+    """Turn NumPy-shape semantics on or off; returns the previous state."""
+    prev = _FLAGS.shape
+    _FLAGS.shape = bool(active)
+    return prev
 
 
 def is_np_array() -> bool:
-    """Whether NumPy-array semantics are on: never in mxasync."""
-    return False
+    """Whether NumPy-array semantics are on (Gluon and data loaders hand out ``mx.np.ndarray``)."""
+    return _FLAGS.array
 
 
-def np_array(active: bool = True) -> _ShapeScope:
-    """A ``with`` scope for NumPy-array semantics; only ``np_array(False)`` is available."""
-    return _ShapeScope(active, "np_array")
+def set_np_array(active: bool) -> bool:
+    prev = _FLAGS.array
+    _FLAGS.array = bool(active)
+    return prev
 
 
-def _refusing_decorator(what: str) -> Callable:
-    def decorate(func: Any) -> Any:
-        if isinstance(func, type):
-            raise NotImplementedError(f"{what}: {_NO_NUMPY_MODE}")
-
-        @functools.wraps(func)
-        def refuse(*args: Any, **kwargs: Any) -> Any:
-            raise NotImplementedError(f"{what}({getattr(func, '__name__', func)}): {_NO_NUMPY_MODE}")
-        return refuse
-    return decorate
+def is_np_default_dtype() -> bool:
+    """Whether float64 is the default float dtype of ``mx.np`` (``set_np(dtype=True)``)."""
+    return _FLAGS.default_dtype
 
 
-use_np_shape = _refusing_decorator("use_np_shape")
-use_np_array = _refusing_decorator("use_np_array")
-use_np = _refusing_decorator("use_np")
+def set_np_default_dtype(active: bool) -> bool:
+    prev = _FLAGS.default_dtype
+    _FLAGS.default_dtype = bool(active)
+    return prev
+
+
+class _Scope:
+    """``with`` scope setting one switch and restoring the previous value."""
+
+    def __init__(self, setter: Callable[[bool], bool], active: bool) -> None:
+        self._setter = setter
+        self._active = bool(active)
+        self._prev: bool | None = None
+
+    def __enter__(self) -> _Scope:
+        self._prev = self._setter(self._active)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._prev is not None:
+            self._setter(self._prev)
+
+
+def np_shape(active: bool = True) -> _Scope:
+    """A ``with`` scope for NumPy-shape semantics.
+
+    >>> with np_shape(True):
+    ...     is_np_shape()
+    True
+    """
+    return _Scope(set_np_shape, active)
+
+
+def np_array(active: bool = True) -> _Scope:
+    """A ``with`` scope for NumPy-array semantics."""
+    return _Scope(set_np_array, active)
+
+
+def np_default_dtype(active: bool = True) -> _Scope:
+    """A ``with`` scope for float64 as the default float dtype."""
+    return _Scope(set_np_default_dtype, active)
+
+
+def _wrap_scopes(func: Any, scopes: tuple) -> Any:
+    """``func`` (or every method of a class) run inside ``scopes``."""
+    if isinstance(func, type):
+        for name, member in list(vars(func).items()):
+            if name.startswith("__") and name not in ("__init__", "__call__", "__repr__"):
+                continue
+            if inspect.isfunction(member):
+                setattr(func, name, _wrap_scopes(member, scopes))
+            elif isinstance(member, (staticmethod, classmethod)):
+                setattr(func, name, type(member)(_wrap_scopes(member.__func__, scopes)))
+        return func
+    if not callable(func):
+        raise TypeError(f"use_np: {func!r} is neither a function nor a class")
+
+    @functools.wraps(func)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        managers = [s() for s in scopes]
+        for m in managers:
+            m.__enter__()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            for m in reversed(managers):
+                m.__exit__(None, None, None)
+    return wrapped
+
+
+def use_np_shape(func: Any) -> Any:
+    """Run ``func`` (a function, or every method of a class) with NumPy-shape semantics on."""
+    return _wrap_scopes(func, (lambda: np_shape(True),))
+
+
+def use_np_array(func: Any) -> Any:
+    """Run ``func`` (a function, or every method of a class) with NumPy-array semantics on."""
+    return _wrap_scopes(func, (lambda: np_array(True),))
+
+
+def use_np(func: Any) -> Any:
+    """Both ``use_np_shape`` and ``use_np_array`` (what MXNet's NumPy-interface code decorates with)."""
+    return _wrap_scopes(func, (lambda: np_shape(True), lambda: np_array(True)))
+
+
+def use_np_default_dtype(func: Any) -> Any:
+    return _wrap_scopes(func, (lambda: np_default_dtype(True),))
 
 
 def set_np(shape: bool = True, array: bool = True, dtype: bool = False) -> None:
-    """Turn the NumPy interface on: refused (see the module docstring) unless all are False."""
-    _refuse_on(bool(shape or array or dtype), "set_np")
+    """Turn the NumPy interface on: NumPy shapes, ``mx.np`` arrays, and (``dtype``) float64 default."""
+    if array and not shape:
+        raise ValueError("NumPy Shape semantics must be turned on when turning on NumPy Array semantics")
+    set_np_shape(shape)
+    set_np_array(array)
+    set_np_default_dtype(dtype)
 
 
 def reset_np() -> None:
-    """Turn the NumPy interface off: it always is."""
+    """Turn the NumPy interface off (classic MXNet semantics)."""
+    set_np(shape=False, array=False, dtype=False)
 
 
 def getenv(name: str) -> str | None:

@@ -27,13 +27,14 @@ PACKAGE = Path(mxasync.__file__).parent
 #: the layer of each top-level module or package of mxasync (the first name after ``mxasync.``)
 LAYERS = {
     # foundations every layer may use: errors, the class registry, atomic files, the seams' slots
-    "base": 0, "registry": 0, "atomic": 0, "_seams": 0,
+    "base": 0, "registry": 0, "atomic": 0, "_seams": 0, "_numpy_op_doc": 0,
     "runtime": 1, "engine": 1, "profiler": 1,                  # the last two re-export runtime
     "util": 1,                                                  # env and np-shape helpers; counts GPUs
     "backends": 2, "context": 2,          # mx.context: runtime's contexts, with the backends' device types
     "operator": 3,
     "ndarray": 4, "random": 4,                                  # mx.random samples NDArrays
     "autograd": 5,
+    "numpy": 5, "numpy_extension": 5,                         # mx.np / mx.npx: arrays of the engine, recorded
     "symbol": 6, "viz": 6, "name": 6, "attribute": 6,          # viz draws symbols; mx.name, mx.attribute
     "executor": 7,
     # the training stack: stores, data, optimizers and the things a fit loop uses
@@ -45,6 +46,7 @@ LAYERS = {
     "contrib": 10, "test_utils": 10, "tools": 10, "train": 10, "cli": 10, "__main__": 10,
     "mxnet_alias": 10,                                          # `import mxnet` answered with mxasync
     "loading": 10,                                              # mx.preload: imports the heavy packages
+    "numpy_op_signature": 10,                                   # op names -> mx.np / mx.npx functions
 }
 
 #: (importing module, imported module) pairs allowed to point up, each with its reason

@@ -167,7 +167,10 @@ class Executor:
             out_grads = list(out_grads)[:len(self.outputs)]  # MXNet reads one per output and ignores the rest
             for e, og in zip(self._head_grads, out_grads, strict=True):
                 if e is not None and og is not None:
-                    self._arrays[e][:] = og
+                    if og.shape == self._arrays[e].shape:
+                        og.copyto(self._arrays[e])  # 0-d heads too (NumPy-shape graphs)
+                    else:
+                        self._arrays[e][:] = og
         self._run(self._bwd_steps, 1, monitor=True)
 
     def _run(self, steps, flag: int, monitor: bool) -> None:

@@ -33,6 +33,8 @@ from .. import symbol as _sym
 from ..atomic import write_file
 from ..executor.cached_graph import CachedGraph
 from ..ndarray.ndarray import NDArray
+from ..numpy import ndarray as np_ndarray
+from ..util import is_np_array
 from .block import Block
 from .parameter import DeferredInitializationError, ParameterDict
 
@@ -85,6 +87,21 @@ def _common_prefix(names: list) -> str:
             i += 1
         prefix = prefix[:i]
     return prefix
+
+
+def _sym_np_class():
+    from ..symbol.numpy import _Symbol
+
+    return _Symbol
+
+
+def _output_kinds(outs: list, np_cls) -> list:
+    """Per output, whether it is a NumPy-interface one; a mix of both kinds is a TypeError (MXNet's)."""
+    kinds = [isinstance(o, np_cls) for o in outs if o is not None]
+    if kinds and any(kinds) and not all(kinds):
+        raise TypeError("HybridBlock outputs must all be mx.np arrays (symbols) or all classic NDArrays "
+                        "(symbols), not a mix of both")
+    return [isinstance(o, np_cls) for o in outs]
 
 
 class HybridBlock(Block):
@@ -143,11 +160,15 @@ class HybridBlock(Block):
                 inputs = [_sym.var(f"data{i}") if x is not None else None for i, x in enumerate(flat)]
             else:
                 inputs = [_sym.var("data")] if flat[0] is not None else [None]
+            np_mode = is_np_array() or any(isinstance(x, np_ndarray) for x in flat)
+            if np_mode:  # NumPy-interface code: F.np / F.npx on _Symbols (MXNet's use_np blocks)
+                inputs = [x.as_np_ndarray() if x is not None else None for x in inputs]
             grouped = _regroup(inputs, self._in_format)[0]
-            params = {i: j.var() for i, j in self._reg_params.items()}
+            params = {i: (j.var().as_np_ndarray() if np_mode else j.var()) for i, j in self._reg_params.items()}
             with self.name_scope():
                 out = self.hybrid_forward(_sym, *grouped, **params)
             out, self._out_format = _flatten(out, "output")
+            self._out_np = _output_kinds(out, _sym_np_class())
             self._cached_graph = inputs, _sym.Group(out)
         return self._cached_graph
 
@@ -218,6 +239,8 @@ class HybridBlock(Block):
                     i._finish_deferred_init()
                 cargs.append(flat[i] if is_arg else i.data())
         out = self._cached_op(cargs, [is_arg for is_arg, _ in self._cached_op_args])
+        if getattr(self, "_out_np", None):
+            out = [o.as_np_ndarray() if is_np else o for o, is_np in zip(out, self._out_np, strict=False)]
         return _regroup(out, self._out_format)[0]
 
     def forward(self, x, *args):
@@ -249,7 +272,11 @@ class HybridBlock(Block):
                     for v in self.params.values():
                         v._finish_deferred_init()
                     params = {k: v.data(ctx) for k, v in self._reg_params.items()}
-                return self.hybrid_forward(nd, x, *args, **params)
+                if is_np_array():
+                    params = {k: v.as_np_ndarray() for k, v in params.items()}
+                out = self.hybrid_forward(nd, x, *args, **params)
+                _output_kinds(_flatten(out, "output")[0], np_ndarray)
+                return out
         params = {i: j.var() for i, j in self._reg_params.items()}
         with self.name_scope():
             return self.hybrid_forward(_sym, x, *args, **params)

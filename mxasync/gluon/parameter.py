@@ -25,6 +25,7 @@ from .. import ndarray as nd
 from .. import symbol as _sym
 from ..ndarray.ndarray import NDArray
 from ..runtime.context import Context, cpu, current_context
+from ..util import is_np_array
 
 __all__ = ["DeferredInitializationError", "Parameter", "Constant", "ParameterDict", "tensor_types"]
 
@@ -170,7 +171,8 @@ class Parameter:
     def data(self, ctx=None) -> NDArray:
         """This parameter's value on ``ctx`` (the only context when it has one)."""
         self._check_dense("data()")
-        return self._check_and_get(self._data, ctx)
+        arr = self._check_and_get(self._data, ctx)
+        return arr.as_np_ndarray() if is_np_array() else arr
 
     def list_data(self) -> list:
         """The values on every context, in :meth:`list_ctx` order."""
@@ -196,7 +198,8 @@ class Parameter:
         """The gradient buffer on ``ctx``."""
         if self._data is not None and self._grad is None:
             raise RuntimeError(f"Cannot get gradient array for Parameter '{self.name}' because grad_req='null'")
-        return self._check_and_get(self._grad, ctx)
+        arr = self._check_and_get(self._grad, ctx)
+        return arr.as_np_ndarray() if is_np_array() and arr is not None else arr
 
     def list_grad(self) -> list:
         if self._data is not None and self._grad is None:

@@ -39,4 +39,10 @@ def __getattr__(name: str):
     if name == "CachedOp":
         value = globals()[name] = _seams.executor.get().CachedOp
         return value
+    if name in ("np", "npx"):
+        # mx.nd.np / mx.nd.npx (what hybrid_forward's F.np reaches imperatively) are mx.np / mx.npx, a layer
+        # above this one: they come through the numpy seam (mxasync/_seams.py), loaded on first use
+        iface = _seams.numpy.get()
+        value = globals()[name] = iface.np if name == "np" else iface.npx
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

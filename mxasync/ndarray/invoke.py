@@ -140,6 +140,8 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
                                "copy them with as_in_context first")
     if plan.op_ctx is not None and plan.simple and not aux and out is None and n_args == 2 and len(args) == 2:
         result = _binary_small(plan, args[0], args[1], ctx, is_train)
+        if type(args[0]) is not NDArray:  # an mx.np array in: its class out (NumPy-interface code on legacy ops)
+            result.__class__ = type(args[0])
         if rec:
             _RECORDER.impl.record_op(prop, ctx, args, aux, [result], is_train)
         return result
@@ -166,6 +168,9 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
         fwd(OpContext(is_train, rctx, resources), in_data, req, out_data, aux_data)
 
     _engine().push_sync(run, ctx, const_vars, mutate_vars, name=plan.name, inline=plan.inline)
+    if inputs and type(inputs[0]) is not NDArray:  # an mx.np array in: its class out
+        for o in outputs:
+            o.__class__ = type(inputs[0])
     if rec:
         _RECORDER.impl.record_op(prop, ctx, args, aux, outputs, is_train)
     if out is not None:

@@ -18,6 +18,7 @@ from functools import partial
 
 import numpy as np
 
+from .. import _seams
 from ..backends import get_backend
 from ..base import MXAsyncError, MXAsyncValueError
 from ..operator.tensor.shape import reshape_shape
@@ -159,6 +160,17 @@ class NDArray:
     def detach(self) -> NDArray:
         """The same memory, cut from the recorded graph."""
         return NDArray(self._chunk, self._data)
+
+    def as_np_ndarray(self):
+        """The same array (memory, autograd entry) with NumPy's semantics: an ``mx.np.ndarray`` (the
+        NumPy interface sits above this layer: its class comes through the numpy seam)."""
+        cls = _seams.numpy.get().ndarray
+        out = cls.__new__(cls)
+        out._chunk, out._data, out._ctx, out._ag = self._chunk, self._data, self._ctx, self._ag
+        return out
+
+    def as_nd_ndarray(self) -> NDArray:
+        return self
 
     def _recorded(self) -> bool:
         return self._ag is not None and _recording.active and _recording._tls.recording

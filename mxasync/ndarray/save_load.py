@@ -16,6 +16,7 @@ import numpy as np
 
 from ..base import MXAsyncError
 from ..runtime.context import BUILTIN_DEVICE_TYPES, Context, num_gpus
+from ..util import is_np_shape
 from .chunk import alloc_chunk
 from .ndarray import NDArray, _xp, array
 from .serialization import ArrayRecord, dumps_arrays, load_arrays, loads_arrays, save_arrays
@@ -44,12 +45,13 @@ def _records(data) -> list | dict:
 
 
 def save(fname, data) -> None:
-    """Save an NDArray, a list or a str->NDArray dict to ``fname`` (atomically)."""
-    save_arrays(fname, _records(data))
+    """Save an NDArray, a list or a str->NDArray dict to ``fname`` (atomically); under NumPy-shape
+    mode (``npx.set_np()``) in MXNet's V3 format, which keeps 0-d and zero-size shapes."""
+    save_arrays(fname, _records(data), np_shape=is_np_shape())
 
 
 def dumps(data) -> bytes:
-    return dumps_arrays(_records(data))
+    return dumps_arrays(_records(data), np_shape=is_np_shape())
 
 
 def _context(saved: tuple[int, int]) -> Context:

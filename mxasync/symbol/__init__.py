@@ -16,3 +16,14 @@ __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "NameManag
 _populate(globals())
 # MXNet's fluent methods on Symbol too (s.sum(axis=1), s.reshape(...), s.astype(...))
 _attach_fluent_methods(Symbol, globals(), names={"reshape": "reshape", "astype": "cast"}, special=False)
+
+
+def __getattr__(name):
+    # mx.sym.np / mx.sym.npx: the NumPy interface's graph builders, loaded on first use
+    if name in ("np", "npx"):
+        import importlib
+
+        mod = importlib.import_module(f"{__name__}.numpy" if name == "np" else f"{__name__}.numpy_extension")
+        globals()[name] = mod
+        return mod
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..base import MXAsyncError
+from ..util import is_np_shape
 from .indexed import IndexedGraph
 
 __all__ = ["infer_shape", "infer_type", "infer_graph", "var_hints"]
@@ -85,7 +86,10 @@ def var_hints(g: IndexedGraph, kind: str) -> dict[int, Any]:
         attrs = g.nodes[i].attrs
         if kind == "shape" and "__shape__" in attrs:
             s = parse_shape_attr(attrs["__shape__"], g.nodes[i].name)
-            if s and any(d > 0 for d in s):  # 0 marks an unknown dimension: a partial hint
+            if is_np_shape():
+                # NumPy shapes: () is a scalar; a declared 0 (Gluon's deferred parameters) stays unknown
+                out[i] = tuple(-1 if d == 0 else d for d in s)
+            elif s and any(d > 0 for d in s):  # 0 marks an unknown dimension: a partial hint
                 out[i] = s
         elif kind == "type" and "__dtype__" in attrs:
             out[i] = TYPE_FLAGS[int(attrs["__dtype__"])]
@@ -115,13 +119,19 @@ def infer_graph(g: IndexedGraph, known: dict[int, Any], kind: str) -> list:
     return vals
 
 
+def _unknown_dim() -> int:
+    """The dimension that means "not known yet": 0 in MXNet's classic semantics, -1 in NumPy-shape
+    mode (``npx.set_np()``), where 0 is a zero-size axis."""
+    return -1 if is_np_shape() else 0
+
+
 def _partly_known(shape) -> bool:
     """MXNet's shape semantics: a 0 dimension is not known yet (``Variable(shape=(0, 16))``, ``zeros((0, 16))``)."""
-    return shape is not None and 0 in shape
+    return shape is not None and _unknown_dim() in shape
 
 
 def _settled(v, kind: str) -> bool:
-    return v is not None and not (kind == "shape" and 0 in v)
+    return v is not None and not (kind == "shape" and _unknown_dim() in v)
 
 
 def _merge_shapes(old: tuple, new: tuple) -> tuple | None:
@@ -129,10 +139,11 @@ def _merge_shapes(old: tuple, new: tuple) -> tuple | None:
     if len(old) != len(new):
         return None
     merged = []
+    unk = _unknown_dim()
     for a, b in zip(old, new, strict=True):
-        if a != b and a and b:
+        if a != b and a != unk and b != unk:
             return None
-        merged.append(a or b)
+        merged.append(b if a == unk else a)
     return tuple(merged)
 
 

@@ -96,7 +96,9 @@ def create(op_name: str, args: list, kwargs: dict[str, Any], name: str | None = 
                 child.version += 1
             entry = (child, entry[1], child.version)
         node.inputs.append(entry)
-    return Symbol([(node, i, 0) for i in range(node.num_visible())])
+    # a NumPy-interface symbol in (mx.sym.np._Symbol), its class out: legacy ops inside use_np blocks
+    cls = type(args[0]) if args and type(args[0]) is not Symbol else Symbol
+    return cls([(node, i, 0) for i in range(node.num_visible())])
 
 
 def make_function(op_name: str):

@@ -111,6 +111,15 @@ class Symbol(ArithMixin):
         exe = self.bind(ctx or current_context(), {k: v for k, v in kwargs.items() if k in names}, grad_req="null")
         return exe.forward()
 
+    def as_np_ndarray(self):
+        """This symbol with NumPy's semantics (``mx.sym.np._Symbol``): its operators build ``_npi_*`` ops."""
+        from .numpy._symbol import _Symbol
+
+        return _Symbol(list(self._heads))
+
+    def as_nd_ndarray(self) -> Symbol:
+        return self
+
     def get_children(self) -> Symbol | None:
         """The inputs of this symbol's head node, as a group (None for a variable)."""
         node = self._heads[0][0]

@@ -128,7 +128,9 @@ def new_matrix_with_real_eigvals_2d(n: int) -> np.ndarray:
     """A random ``n x n`` matrix with distinct real eigenvalues."""
     q = new_orthonormal_matrix_2d(n)
     d = np.diag(np.arange(1, n + 1) * np.random.choice([-1.0, 1.0], n))
-    p = q + np.eye(n)  # well-conditioned, not orthogonal
+    # q's eigenvalues lie on the unit circle, so q + 2I's have modulus in [1, 3]: never singular, condition
+    # number at most 3 (q + I is singular whenever q has the eigenvalue -1, a reflection)
+    p = q + 2 * np.eye(n)
     return p @ d @ np.linalg.inv(p)
 
 

@@ -60,6 +60,7 @@ class Case:
     inplace: bool = True  # try in-place forward when the op offers it
     check: Callable | None = None  # custom check(outs, inputs, params) instead of ref
     name: str = ""
+    np_shape: bool = False  # NumPy shapes: a scalar result is 0-d (the NumPy-interface ops)
 
     @property
     def id(self) -> str:

@@ -16,6 +16,7 @@ from table_layer_norm import CASES as _LAYER_NORM
 from table_linalg import CASES as _LINALG
 from table_more import CASES as _MORE
 from table_nn import CASES as _NN
+from table_numpy import CASES as _NUMPY
 from table_optimizer import CASES as _OPTIMIZER
 from table_pdf import CASES as _PDF
 from table_random_like import CASES as _RANDOM_LIKE
@@ -24,4 +25,4 @@ from table_shape import CASES as _SHAPE
 
 CASES = [*_ELEMWISE, *_SHAPE, *_NN, *_EXTRA, *_MORE, *_LINALG, *_LAYER_NORM, *_SEQ_CONTRIB, *_IMAGE, *_OPTIMIZER,
          *_CUSTOM, *_BATCH_TAKE, *_ELEMENT_0INDEX, *_RANDOM_LIKE, *_PDF,
-         *_CORRELATION, *_CONTRIB_SMALL, *_CONTRIB_NN, *_CONTROL_FLOW, *_DETECTION, *_DEFORMABLE]
+         *_CORRELATION, *_CONTRIB_SMALL, *_CONTRIB_NN, *_CONTROL_FLOW, *_DETECTION, *_DEFORMABLE, *_NUMPY]

@@ -18,6 +18,7 @@ import numpy as np
 
 from ... import ndarray as nd
 from ...runtime.context import cpu_pinned
+from ...util import is_np_array
 from . import sampler as _sampler
 from ._workers import ProcessWorkers, ThreadWorkers
 
@@ -33,7 +34,8 @@ def default_batchify_fn(data: list):
     if isinstance(first, tuple):
         return [default_batchify_fn(list(field)) for field in zip(*data, strict=False)]
     arr = np.asarray(data)
-    return nd.array(arr, dtype=arr.dtype)
+    batch = nd.array(arr, dtype=arr.dtype)
+    return batch.as_np_ndarray() if is_np_array() else batch  # under npx.set_np(): mx.np batches
 
 
 def default_mp_batchify_fn(data: list):

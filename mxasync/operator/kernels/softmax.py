@@ -22,6 +22,8 @@ def softmax(xp: Any, data: Array, axis: int = -1, temperature: float | None = No
     array([0.25, 0.75])
     """
     z = _scaled(data, temperature)
+    if z.size == 0:  # a zero-size input (NumPy shapes): nothing to normalise
+        return z.astype(dtype or z.dtype)
     e = xp.exp(z - z.max(axis=axis, keepdims=True))
     e /= e.sum(axis=axis, keepdims=True)
     return e if dtype is None else e.astype(dtype)
@@ -72,6 +74,8 @@ def log_softmax(xp: Any, data: Array, axis: int = -1, temperature: float | None 
     array([0.25, 0.75])
     """
     z = _scaled(data, temperature)
+    if z.size == 0:
+        return z.astype(dtype or z.dtype)
     shifted = z - z.max(axis=axis, keepdims=True)
     out = shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
     return out if dtype is None else out.astype(dtype)

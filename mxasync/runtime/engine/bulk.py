@@ -53,7 +53,9 @@ class BulkSegment:
                 except Exception as exc:
                     # name the member that failed, not the segment
                     label = name or getattr(fn, "__qualname__", "op")
-                    raise MXAsyncError(f"{label} (in a bulk of {len(fns)}): {type(exc).__name__}: {exc}") from exc
+                    # an MXAsyncError subclass (MXAsyncValueError) keeps its class, as op_block's wrap does
+                    cls = type(exc) if isinstance(exc, MXAsyncError) else MXAsyncError
+                    raise cls(f"{label} (in a bulk of {len(fns)}): {type(exc).__name__}: {exc}") from exc
 
         label = names[0] if len(names) == 1 and names[0] else f"Bulk[{len(fns)}]"
         tls = self.engine._tls

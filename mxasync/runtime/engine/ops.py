@@ -95,7 +95,13 @@ def _wrap_error(exc: BaseException, name: str) -> MXAsyncError:
         message = text if text.startswith(name) else f"[{name}] {text}"
     else:
         message = f"[{name}] {type(exc).__name__}: {exc}"
-    wrapped = MXAsyncError(message)
+    # an MXAsyncError subclass keeps its class (MXAsyncValueError stays a ValueError, as MXNet's op
+    # errors of that kind are, e.g. npx.constraint_check)
+    cls = type(exc) if isinstance(exc, MXAsyncError) else MXAsyncError
+    try:
+        wrapped = cls(message)
+    except TypeError:
+        wrapped = MXAsyncError(message)
     wrapped.__cause__ = exc
     return wrapped
 

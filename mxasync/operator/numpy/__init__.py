@@ -1,0 +1,7 @@
+"""The NumPy-interface ops (``_npi_*``) behind ``mx.np`` / ``mx.npx``: ops of the one registry.
+
+One module per family, as MXNet's ``src/operator/numpy``: elementwise, reductions, shape and
+layout, creation, products, linear algebra, indexing and random sampling.
+"""
+
+from . import elemwise, extra, indexing, init, linalg, manipulation, misc, npx, products, random, reduce  # noqa: F401

@@ -1,0 +1,14 @@
+"""``mx.sym.npx``: the ``mx.npx`` operators building graph nodes."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from ..numpy._frontend import bind as _bind
+from ..numpy_extension._api import FUNCS as _FUNCS
+from ..numpy_extension._api_random import FUNCS as _RANDOM
+from .numpy._symbol import SYM as _SYM
+
+__all__ = list(_FUNCS)
+globals().update(_bind(_SYM, _FUNCS))
+random = SimpleNamespace(**_bind(_SYM, _RANDOM))

@@ -1,0 +1,80 @@
+"""mx.np.ndarray: an engine array with NumPy's indexing, autograd, conversions and protocols."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as onp
+import pytest
+
+import mxasync as mx
+from mxasync import np, npx
+
+
+def test_indexing_views_and_copies():
+    a = np.arange(12).reshape(3, 4)
+    row = a[1]
+    row[0] = 100.0  # a contiguous basic index is a view, as in MXNet
+    assert a[1, 0].item() == 100.0
+    col = a[:, 1]  # not contiguous: a copy (MXNet's rule)
+    col[0] = -1.0
+    assert a[0, 1].item() == 1.0
+    assert a[np.array([True, False, True], dtype=bool)].shape == (2, 4)
+    assert a[[0, 2], [1, 3]].tolist() == [1.0, 11.0]
+    a[a > 10] = 0
+    assert a.asnumpy().max() == 10.0 and (a.asnumpy() == 0).sum() == 3  # 100 and 11 zeroed
+
+
+def test_gradients_through_indexing_and_ops():
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = (x[np.array([True, False], dtype=bool)] * x[1]).sum() + np.log(x).mean()
+    y.backward()
+    want = onp.array([[3.0, 4.0], [1.0, 2.0]]) + 1 / (4 * onp.array([[1.0, 2.0], [3.0, 4.0]]))
+    onp.testing.assert_allclose(x.grad.asnumpy(), want, rtol=1e-6)
+    assert type(x.grad) is np.ndarray
+
+
+def test_conversions_share_memory():
+    a = np.zeros((2, 2))
+    b = a.as_nd_ndarray()
+    assert type(b) is mx.nd.NDArray
+    b[:] = 3
+    assert a.asnumpy().tolist() == [[3.0, 3.0], [3.0, 3.0]]
+    assert type(mx.nd.ones(2).as_np_ndarray()) is np.ndarray
+
+
+def test_awaitable_and_repr():
+    async def main():
+        z = np.ones((2,)) * 2
+        return (await z).tolist()
+
+    assert asyncio.run(main()) == [2.0, 2.0]
+    assert repr(np.array([1.0, 2.0])) == "array([1., 2.])"
+    assert repr(np.array([1, 2], dtype="int32")) == "array([1, 2], dtype=int32)"
+    assert f"{np.array(3.14159):.2f}" == "3.14"
+
+
+def test_array_function_protocol():
+    m = np.array([[2.0, 1.0], [1.0, 3.0]])
+    assert type(onp.sum(m)) is np.ndarray           # mx.np.sum ran
+    assert float(onp.median(m)) == 1.5              # NumPy's own, on a copy
+
+
+def test_errors_name_the_op():
+    with pytest.raises(mx.MXNetError, match="_npi_add"):
+        np.ones((2, 3)) + np.ones((4,))
+    with pytest.raises(NotImplementedError):
+        np.sin(np.ones(2), where=False)
+    with pytest.raises(ValueError):
+        np.ones((2, 3)).transpose((0, 0))
+
+
+def test_set_np_default_dtype():
+    npx.set_np(dtype=True)
+    try:
+        assert np.ones(2).dtype == onp.float64 and np.array([1, 2]).dtype == onp.float64
+    finally:
+        npx.reset_np()
+    assert np.ones(2).dtype == onp.float32
