@@ -1,7 +1,7 @@
 """``mx.nd``: asynchronous NDArrays and one function per registered op."""
 
 from .. import _seams
-from . import _internal, contrib, image, linalg, random
+from . import _internal, contrib, image, linalg, random, sparse
 from .fluent import attach as _attach_fluent_methods
 from .functions import *  # noqa: F403 - MXNet's Python-level functions (maximum, add, moveaxis, ...)
 from .functions import __all__ as _functions

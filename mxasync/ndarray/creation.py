@@ -32,8 +32,12 @@ def _user_shape(shape, fn: str) -> tuple[int, ...]:
     return tuple(int(d) for d in dims)
 
 
-def empty(shape, ctx: Context | None = None, dtype=None, *, _fn: str = "empty") -> NDArray:
-    """An uninitialised array (``mx.nd.empty``)."""
+def empty(shape, ctx: Context | None = None, dtype=None, stype: str | None = None, *, _fn: str = "empty") -> NDArray:
+    """An uninitialised array (``mx.nd.empty``); ``stype`` 'row_sparse' or 'csr' gives an empty sparse one."""
+    if stype not in (None, "default"):
+        from .sparse import empty as sparse_empty
+
+        return sparse_empty(stype, _user_shape(shape, _fn), ctx, dtype)
     return _empty(_user_shape(shape, _fn), dtype, ctx or current_context())
 
 
@@ -63,7 +67,13 @@ def full(shape, val, ctx: Context | None = None, dtype=None, out: NDArray | None
     return out
 
 
-def zeros(shape, ctx: Context | None = None, dtype=None, out: NDArray | None = None, **kwargs) -> NDArray:
+def zeros(shape, ctx: Context | None = None, dtype=None, out: NDArray | None = None, stype: str | None = None,
+          **kwargs) -> NDArray:
+    """Zeros (``mx.nd.zeros``); ``stype`` 'row_sparse' or 'csr' gives a sparse array holding no element."""
+    if stype not in (None, "default"):
+        from .sparse import zeros as sparse_zeros
+
+        return sparse_zeros(stype, _user_shape(shape, "zeros"), ctx, dtype)
     return full(shape, 0, ctx, dtype, out, _fn="zeros")
 
 
@@ -72,7 +82,7 @@ def ones(shape, ctx: Context | None = None, dtype=None, out: NDArray | None = No
 
 
 def zeros_like(other: NDArray) -> NDArray:
-    return zeros(other.shape, other.context, other.dtype)
+    return zeros(other.shape, other.context, other.dtype, stype=other.stype)
 
 
 def ones_like(other: NDArray) -> NDArray:
@@ -80,7 +90,12 @@ def ones_like(other: NDArray) -> NDArray:
 
 
 def array(source, ctx: Context | None = None, dtype=None) -> NDArray:
-    """An NDArray holding a copy of ``source`` (float32 unless ``dtype`` or an NDArray says otherwise)."""
+    """An NDArray holding a copy of ``source`` (float32 unless ``dtype`` or an NDArray says otherwise); a
+    sparse NDArray or a SciPy sparse matrix gives a sparse array (``mx.nd.sparse.array``)."""
+    if getattr(source, "stype", "default") != "default" or _is_scipy_sparse(source):
+        from .sparse import array as sparse_array
+
+        return sparse_array(source, ctx, dtype)
     if isinstance(source, NDArray):
         dtype = dtype or source.dtype
         return source.astype(dtype).as_in_context(ctx or source.context)
@@ -93,6 +108,10 @@ def array(source, ctx: Context | None = None, dtype=None) -> NDArray:
     else:
         out[:] = arr
     return out
+
+
+def _is_scipy_sparse(x) -> bool:
+    return type(x).__module__.startswith("scipy.sparse")
 
 
 def arange(start, stop=None, step=1.0, repeat=1, ctx: Context | None = None, dtype=None) -> NDArray:

@@ -21,6 +21,7 @@ from ..base import MXAsyncError
 from ..operator import OpContext
 from ..operator.base import WRITE_TO
 from ..operator.registry import get_op
+from ..operator.sparse.storage import SparseStore
 from ..runtime.context import current_context
 from ..runtime.engine import Engine
 from ..runtime.resource import ResourceManager
@@ -123,6 +124,11 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
         rec = t.recording
         if rec and out is not None:
             _ag.check_out(prop, out)
+    for x in inputs:
+        if getattr(x, "_data", None).__class__ is SparseStore:
+            return _sparse_call(opdef, prop, inputs, out, is_train, ctx, rec)
+    if out is not None and _sparse_out(out):
+        return _sparse_call(opdef, prop, inputs, out, is_train, ctx, rec)
     try:
         ctx = inputs[0]._ctx if inputs else (ctx or current_context())
         n_args = len(inputs) if opdef.key_var_num_args else len(prop.arguments)
@@ -178,6 +184,19 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
     return outputs[0] if plan.visible == 1 else outputs[:plan.visible]
 
 
+def _sparse_out(out) -> bool:
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    return any(o._data.__class__ is SparseStore for o in outs)
+
+
+def _sparse_call(opdef, prop, inputs, out, is_train, ctx, rec):
+    """A call with sparse storage involved (ndarray/sparse_invoke.py)."""
+    from .sparse_invoke import invoke_sparse
+
+    ctx = inputs[0]._ctx if inputs else (ctx or current_context())
+    return invoke_sparse(opdef, prop, inputs, out, is_train, ctx, rec, _RECORDER.impl if rec else None)
+
+
 _OPDEFS: dict = {}
 _DATA = attrgetter("_data")
 _VAR = attrgetter("_chunk.var")
@@ -197,7 +216,7 @@ def invoke_binary(op_name: str, a, b):
     Keyed on the op name and the inputs' shapes, dtypes and context, a hit goes
     straight to allocation and the push; anything unusual (autograd too) takes :func:`invoke`.
     """
-    if _ag.active:
+    if _ag.active or b._data.__class__ is SparseStore:
         return invoke(op_name, [a, b])
     ad, bd, ctx = a._data, b._data, a._ctx
     key = (op_name, ctx, ad.shape, ad.dtype, bd.shape, bd.dtype)

@@ -384,6 +384,12 @@ class NDArray:
         _push(cast, self._ctx, [self._chunk.var], [out._chunk.var], "Cast", self.size)
         return out
 
+    def tostype(self, stype: str) -> NDArray:
+        """This array in storage type ``stype`` ('default', 'row_sparse' or 'csr'): MXNet's cast_storage."""
+        from .sparse_array import cast, check_stype
+
+        return cast(self, check_stype(stype, "tostype"))
+
     # -- arithmetic -----------------------------------------------------------
     def _binary(self, other, op, scalar_op, reverse=False):
         if isinstance(other, NDArray):

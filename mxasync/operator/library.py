@@ -1,7 +1,7 @@
 """Imports every op family so that they register (one package per family, as MXNet's source tree),
 then each family's ONNX converters, which attach themselves to their ops' registry entries."""
 
-from . import contrib, custom, image, linalg, loss, nn, numpy, optimizer, random, simple_op, tensor  # noqa: F401
+from . import contrib, custom, image, linalg, loss, nn, numpy, optimizer, random, simple_op, sparse, tensor  # noqa: F401
 from .loss import onnx_export as _loss_onnx  # noqa: F401
 from .nn import onnx_export as _nn_onnx  # noqa: F401
 from .nn import onnx_rnn as _rnn_onnx  # noqa: F401
