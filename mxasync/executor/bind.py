@@ -23,6 +23,7 @@ from ..operator import OpReqType
 from ..symbol.indexed import IndexedGraph
 from ..symbol.infer import infer_shape, infer_type
 from .executor import Executor
+from .storage import grad_stype, infer_stypes, var_stype
 
 __all__ = ["simple_bind", "bind", "reshape", "parse_grad_req"]
 
@@ -51,7 +52,7 @@ def _placements(sym, names: list[str], ctx, group2ctx: dict | None) -> list:
 
 
 def simple_bind(sym, ctx, grad_req: Any = "write", type_dict: dict | None = None, shared_exec=None,
-                group2ctx: dict | None = None, **shapes: Any) -> Executor:
+                group2ctx: dict | None = None, stype_dict: dict | None = None, **shapes: Any) -> Executor:
     arg_names, aux_names = sym.list_arguments(), sym.list_auxiliary_states()
     g = IndexedGraph(sym)  # one graph and one inference serve the shapes here and the executor
     arg_shapes, _, aux_shapes = infer_shape(sym, (), shapes, partial=False, graph=g)
@@ -67,12 +68,29 @@ def simple_bind(sym, ctx, grad_req: Any = "write", type_dict: dict | None = None
     aux_types = [t or np.float32 for t in aux_types]
     reqs = parse_grad_req(grad_req, arg_names)
     arg_ctx = _placements(sym, arg_names, ctx, group2ctx)
-    args = [zeros(s, c, t) for s, t, c in zip(arg_shapes, arg_types, arg_ctx, strict=True)]
-    grads = [zeros(s, c, t) if OpReqType.parse(r) != OpReqType.NULL else None
-             for s, t, r, c in zip(arg_shapes, arg_types, reqs, arg_ctx, strict=True)]
+    arg_st, grad_st = _arg_stypes(sym, g, stype_dict or {})
+    args = [zeros(s, c, t, stype=a) for s, t, c, a in zip(arg_shapes, arg_types, arg_ctx, arg_st, strict=True)]
+    grads = [zeros(s, c, t, stype=gs) if OpReqType.parse(r) != OpReqType.NULL else None
+             for s, t, r, c, gs in zip(arg_shapes, arg_types, reqs, arg_ctx, grad_st, strict=True)]
     aux = [zeros(s, c, t) for s, t, c in zip(aux_shapes, aux_types, _placements(sym, aux_names, ctx, group2ctx),
                                                strict=True)]
     return Executor(sym, ctx, args, grads, reqs, aux, shared_exec=shared_exec, graph=g)
+
+
+def _arg_stypes(sym, g, stype_dict: dict) -> tuple[list, list]:
+    """Arguments' storage types (``stype_dict``, else the variables' ``stype``) and their gradients'
+    (row_sparse where the consuming op's sparse backward gives it, as MXNet infers at bind)."""
+    names = sym.list_arguments()
+    unknown = set(stype_dict) - set(names)
+    if unknown:
+        raise MXAsyncError(f"simple_bind: stype_dict names {sorted(unknown)} that are not arguments {names}")
+    by_name = {g.nodes[n].name: n for n in g.arg_nodes}
+    arg_st = [stype_dict.get(n) or var_stype(g.nodes[by_name[n]]) for n in names]
+    if all(s == "default" for s in arg_st) and not any(
+            getattr(nd.prop, "sparse_backward_infer", None) for nd in g.nodes if not nd.is_variable):
+        return arg_st, ["default"] * len(names)
+    stypes = infer_stypes(g, {by_name[n]: s for n, s in zip(names, arg_st, strict=True)})
+    return arg_st, [grad_stype(g, stypes, by_name[n]) for n in names]
 
 
 def _as_list(value: Any, names: list[str], what: str, allow_missing: bool) -> list:

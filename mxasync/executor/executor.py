@@ -17,6 +17,7 @@ import numpy as np
 from ..base import MXAsyncError, MXAsyncValueError
 from ..ndarray.chunk import alloc_chunk
 from ..ndarray.ndarray import NDArray, array, zeros
+from ..ndarray.sparse_array import new_sparse
 from ..operator import OpReqType
 from ..runtime.engine import Engine
 from ..symbol.cse import cse_enabled, eliminate_common_expr
@@ -25,6 +26,7 @@ from ..symbol.infer import infer_again
 from .gradient import EntryInfo, ExecOp, build_backward
 from .memory import PlanOp, plan_memory
 from .program import compile_ops
+from .storage import infer_stypes, var_stype
 
 __all__ = ["Executor"]
 
@@ -97,8 +99,11 @@ class Executor:
         if any(r != OpReqType.NULL for r in self._grad_reqs):
             self._bwd_ops, self._head_grads, self._arg_grad_entries = build_backward(g, entries, grad_req)
         self._entries = entries
+        self._stypes = self._storage_types(var_arrays, entries)
         nbytes = [int(np.prod(e.shape, dtype=np.int64)) * np.dtype(e.dtype).itemsize for e in entries]
         external = {i for i, e in enumerate(entries) if e.external}
+        if self._stypes is not None:  # sparse entries have their own arrays (executor/storage.py)
+            external |= {i for i, s in enumerate(self._stypes) if s != "default"}
         ops = self._ops = fwd_ops + self._bwd_ops
         self._plan = plan_memory(nbytes, [PlanOp(o.reads, o.writes, o.inplace) for o in ops], external,
                                  persistent=set(g.heads))
@@ -108,6 +113,20 @@ class Executor:
         self._fwd_steps = compile_ops(self, fwd_ops)
         self._bwd_steps = compile_ops(self, self._bwd_ops)
         self.outputs = [self._arrays[e] for e in g.heads]
+
+    def _storage_types(self, var_arrays: dict, entries: list) -> list | None:
+        """Every entry's storage type when the graph holds sparse arrays, else None (all dense)."""
+        g = self._graph
+        var_st = {nid: a.stype for nid, a in var_arrays.items()}
+        grad_st = {e: self.grad_arrays[g.arg_index[nid]].stype
+                   for nid, e in self._arg_grad_entries.items()}
+        if all(s == "default" for s in var_st.values()) and all(s == "default" for s in grad_st.values()) and \
+                all(var_stype(g.nodes[n]) == "default" for n in g.input_nodes):
+            return None
+        stypes = infer_stypes(g, var_st) + ["default"] * (len(entries) - g.num_entries)
+        for e, s in grad_st.items():
+            stypes[e] = s
+        return stypes
 
     def _allocate(self, var_arrays: dict, shared_exec) -> None:
         g, plan = self._graph, self._plan
@@ -126,7 +145,11 @@ class Executor:
             if e is not None and arrays[e] is None:
                 info = self._entries[e]
                 arrays[e] = array(np.ones(info.shape, info.dtype), ctx=self._ctx, dtype=info.dtype)
+        stypes = self._stypes
         for e, info in enumerate(self._entries):
+            if arrays[e] is None and stypes is not None and stypes[e] != "default":
+                arrays[e] = new_sparse(stypes[e], info.shape, info.dtype, self._ctx)
+                continue
             if arrays[e] is None:
                 b = plan.storage[e]
                 if b < 0:  # written by no op (an unused hidden output): give it its own memory

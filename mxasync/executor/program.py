@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..operator import OpContext
 from ..operator.base import ADD_TO, NULL, WRITE_INPLACE, WRITE_TO, placeholder
 from ..runtime.resource import ResourceManager
+from .storage import compile_sparse, touches_sparse
 
 __all__ = ["Step", "compile_ops"]
 
@@ -40,6 +41,8 @@ def compile_ops(ex, ops) -> list[Step]:
 
 def _compile(ex, op, data) -> Step:
     g, arrays, ctx = ex._graph, ex._arrays, ex._ctx
+    if ex._stypes is not None and touches_sparse(ex, op):  # csr / row_sparse arrays: executor/storage.py
+        return compile_sparse(ex, op, data, Step, lambda eids: _vars(arrays, eids))
     if op.kind == "sum":
         return _sum_step(ex, op, data)
     if op.kind == "zero":

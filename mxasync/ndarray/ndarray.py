@@ -298,6 +298,8 @@ class NDArray:
             self._scatter(key, value)
             return
         tdata = target._data
+        if isinstance(value, NDArray) and value.stype != "default":
+            value = value.tostype("default")  # a sparse value fills a dense target densely
         if isinstance(value, NDArray):
             if value._ctx.device_type != self._ctx.device_type:
                 # another device's memory (a GPU array into a CPU slice): copy it over first, as an engine

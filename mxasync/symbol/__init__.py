@@ -1,7 +1,7 @@
 """``mx.sym``: symbolic graphs, their inference passes, and one function per registered op."""
 
 from ..ndarray.fluent import attach as _attach_fluent_methods
-from . import _internal, contrib, image, linalg, random
+from . import _internal, contrib, image, linalg, random, sparse
 from .arith import hypot, maximum, minimum, pow, power
 from .creation import arange, eye, full, histogram, linspace, ones, zeros
 from .naming import AttrScope, NameManager, Prefix

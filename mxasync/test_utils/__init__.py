@@ -96,6 +96,7 @@ from .sampling import (
     random_arrays,
     set_default_context,
 )
+from .sparse import create_sparse_array, create_sparse_array_zd, rand_sparse_ndarray, shuffle_csr_column_indices
 from .stats import chi_square_check, gen_buckets_probs_with_ppf, mean_check, var_check, verify_generator
 from .symbolic import (
     check_numeric_gradient,
@@ -121,6 +122,7 @@ __all__ = [
     "get_im2rec_path", "has_tvm_ops", "is_aarch64_run", "is_cd_run", "is_op_runnable", "list_gpus",
     "random_sample", "retry", "compare_ndarray_tuple", "compare_optimizer",
     "chi_square_check", "gen_buckets_probs_with_ppf", "mean_check", "var_check", "verify_generator", "use_np",
+    "create_sparse_array", "create_sparse_array_zd", "rand_sparse_ndarray", "shuffle_csr_column_indices",
     # what MXNet's star import gives besides its own functions
     "bz2", "errno", "gzip", "json", "logging", "numbers", "os", "platform", "rnd", "struct", "sys", "time",
     "traceback", "zipfile", "OrderedDict", "contextmanager", "np", "npt", "mx", "ss", "Context",

@@ -80,19 +80,18 @@ def random_arrays(*shapes: tuple[int, ...]) -> np.ndarray | list[np.ndarray]:
 def rand_ndarray(shape: tuple[int, ...], stype: str = "default", density: float | None = None,
                  dtype: Any = None, modifier_func: Callable | None = None, shuffle_csr_indices: bool = False,
                  distribution: str | None = None, ctx: _context.Context | None = None):
-    """A standard-normal NDArray of ``shape`` (``float32`` unless ``dtype``) on ``ctx``.
-
-    Only ``stype='default'`` exists here (mxasync has no sparse storage); as in MXNet,
-    ``density``, ``modifier_func``, ``shuffle_csr_indices`` and ``distribution`` only
-    matter for sparse storage and are ignored.
+    """A standard-normal NDArray of ``shape`` (``float32`` unless ``dtype``) on ``ctx``; with
+    ``stype`` 'csr' or 'row_sparse' a random sparse one (:func:`~.sparse.rand_sparse_ndarray`;
+    ``density``, ``modifier_func``, ``shuffle_csr_indices`` and ``distribution`` apply there).
 
     >>> x = rand_ndarray((2, 3), dtype="float64"); x.shape, x.dtype
     ((2, 3), <class 'numpy.float64'>)
     """
     if stype != "default":
-        raise NotImplementedError(
-            f"rand_ndarray: stype={stype!r} is not supported; mxasync has dense NDArrays only "
-            "(stype='default')")
+        from .sparse import rand_sparse_ndarray
+
+        return rand_sparse_ndarray(shape, stype, density=density, dtype=dtype, modifier_func=modifier_func,
+                                   shuffle_csr_indices=shuffle_csr_indices, distribution=distribution, ctx=ctx)[0]
     from .. import ndarray as nd
 
     ctx = ctx if ctx is not None else default_context()

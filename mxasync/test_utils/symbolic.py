@@ -29,14 +29,31 @@ def _named(values: Any, names: list[str], what: str, fn: str) -> dict[str, np.nd
     return {k: _np(v) for k, v in zip(names, values, strict=True)}
 
 
-def _np(x: Any) -> np.ndarray:
+def _np(x: Any) -> Any:
+    """A numpy array of ``x``; sparse NDArrays stay as they are (bound as given, as MXNet does)."""
+    if getattr(x, "stype", "default") != "default":
+        return x
     return x.asnumpy() if hasattr(x, "asnumpy") else np.asarray(x)
 
 
-def _nd(values: dict[str, np.ndarray], ctx: Any, dtype: Any) -> dict:
+def _dense(x: Any) -> np.ndarray:
+    return x.asnumpy() if hasattr(x, "asnumpy") else np.asarray(x)
+
+
+def _nd(values: dict, ctx: Any, dtype: Any, stypes: Any = None) -> dict:
+    """NDArrays of ``values`` (sparse ones kept, with ``dtype``); ``stypes`` casts some by name."""
     from .. import ndarray as nd
 
-    return {k: nd.array(v, ctx=ctx, dtype=v.dtype if dtype == "asnumpy" else dtype) for k, v in values.items()}
+    out = {}
+    for k, v in values.items():
+        if getattr(v, "stype", "default") != "default":
+            a = v.as_in_context(ctx)
+            out[k] = a if dtype == "asnumpy" or np.dtype(a.dtype) == np.dtype(dtype) else a.astype(dtype)
+        else:
+            out[k] = nd.array(v, ctx=ctx, dtype=v.dtype if dtype == "asnumpy" else dtype)
+        if stypes and stypes.get(k, "default") != "default":
+            out[k] = out[k].tostype(stypes[k])
+    return out
 
 
 def _arguments(sym: Any, location: Any, aux_states: Any, fn: str) -> tuple[dict, dict]:
@@ -76,9 +93,9 @@ def numeric_grad(executor: Any, location: Any, aux_states: Any = None, eps: floa
     """
     location = _named(location, list(executor.arg_dict), "argument", "numeric_grad")
     for k, v in location.items():
-        executor.arg_dict[k][:] = v.astype(dtype)
+        executor.arg_dict[k][:] = _dense(v).astype(dtype)
     for k, v in _named(aux_states, list(executor.aux_dict), "auxiliary state", "numeric_grad").items():
-        executor.aux_dict[k][:] = v.astype(dtype)
+        executor.aux_dict[k][:] = _dense(v).astype(dtype)
 
     def total() -> float:
         outs = executor.forward(is_train=use_forward_train)
@@ -86,7 +103,7 @@ def numeric_grad(executor: Any, location: Any, aux_states: Any = None, eps: floa
 
     grads = {}
     for k, v in location.items():
-        x = np.array(v, dtype=dtype)
+        x = np.array(_dense(v), dtype=dtype)
         grad = np.zeros(x.shape, dtype=dtype)
         arr = executor.arg_dict[k]
         for i in range(x.size):
@@ -141,8 +158,6 @@ def check_numeric_gradient(sym: Any, location: Any, aux_states: Any = None, nume
 
     fn = "check_numeric_gradient"
     ctx = ctx if ctx is not None else default_context()
-    if grad_stype_dict and any(s != "default" for s in grad_stype_dict.values()):
-        raise NotImplementedError(f"{fn}: only dense gradients (stype 'default') are supported")
     if len(sym.list_outputs()) != 1:
         raise ValueError(f"{fn}: the symbol must have one output, it has {sym.list_outputs()}")
     location, aux = _arguments(sym, location, aux_states, fn)
@@ -164,14 +179,16 @@ def check_numeric_gradient(sym: Any, location: Any, aux_states: Any = None, nume
 
     args = _nd(location, ctx, dtype)
     orig = {k: np.random.normal(size=location[k].shape).astype(dtype) for k, r in reqs.items() if r != "null"}
-    exe = out.bind(ctx, args=args, args_grad=_nd(orig, ctx, dtype), grad_req=reqs,
+    if grad_stype_dict:  # a sparse gradient buffer holds its (dense) start value only where it stores
+        orig = {k: _nd({k: v}, ctx, dtype, grad_stype_dict)[k].asnumpy() for k, v in orig.items()}
+    exe = out.bind(ctx, args=args, args_grad=_nd(orig, ctx, dtype, grad_stype_dict), grad_req=reqs,
                    aux_states=_nd(aux, ctx, dtype) or None)
     outs = exe.forward(is_train=True)
     exe.backward([nd.ones(outs[0].shape, ctx=ctx, dtype=outs[0].dtype)])
     sym_grads = {k: exe.grad_dict[k].asnumpy() for k in orig}
 
     eps = numeric_eps if numeric_eps is not None else _NUMERIC_EPS.get(np.dtype(dtype), 2.0 ** -9)
-    fd_grads = numeric_grad(exe, {k: location[k] for k in orig}, aux, eps=eps,
+    fd_grads = numeric_grad(exe, {k: _dense(location[k]) for k in orig}, aux, eps=eps,
                             use_forward_train=use_forward_train, dtype=dtype)
     for name in orig:
         fd, got = fd_grads[name], sym_grads[name]
@@ -228,19 +245,19 @@ def check_symbolic_backward(sym: Any, location: Any, out_grads: Any, expected: A
 
     fn = "check_symbolic_backward"
     ctx = ctx if ctx is not None else default_context()
-    if grad_stypes and any(s != "default" for s in grad_stypes.values()):
-        raise NotImplementedError(f"{fn}: only dense gradients (stype 'default') are supported")
     location, aux = _arguments(sym, location, aux_states, fn)
     names, out_names = sym.list_arguments(), sym.list_outputs()
     expected = _named(expected, names, "argument", fn)
     reqs = _grad_reqs(grad_req, names, fn)
     orig = {k: np.random.normal(size=location[k].shape).astype(dtype) for k, r in reqs.items() if r != "null"}
-    exe = sym.bind(ctx, args=_nd(location, ctx, dtype), args_grad=_nd(orig, ctx, dtype), grad_req=reqs,
+    grads = _nd(orig, ctx, dtype, grad_stypes)
+    orig = {k: g.asnumpy() for k, g in grads.items()}
+    exe = sym.bind(ctx, args=_nd(location, ctx, dtype), args_grad=grads, grad_req=reqs,
                    aux_states=_nd(aux, ctx, dtype) or None)
     exe.forward(is_train=True)
     if out_grads is not None:
         heads = _named(out_grads, out_names, "output", fn)
-        out_grads = [nd.array(heads[n], ctx=ctx, dtype=dtype) if n in heads else None for n in out_names]
+        out_grads = [_nd({n: heads[n]}, ctx, dtype)[n] if n in heads else None for n in out_names]
     exe.backward(out_grads)
     for name, want in expected.items():
         if reqs[name] == "null":
