@@ -51,7 +51,8 @@ def grad_stype(g, stypes: list[str], nid: int) -> str:
     """The storage type of variable ``nid``'s gradient: what its only consumer's sparse backward
     gives it (an ``Embedding(sparse_grad=True)`` weight: row_sparse), else 'default'."""
     eid = g.entry_ptr[nid]
-    uses = [(c, k) for c in range(len(g.nodes)) for k, e in enumerate(g.split_inputs(c)[0]) if e == eid]
+    uses = [(c, k) for c in range(len(g.nodes)) if not g.nodes[c].is_variable
+            for k, e in enumerate(g.split_inputs(c)[0]) if e == eid]
     if len(uses) != 1:
         return DEFAULT
     c, k = uses[0]

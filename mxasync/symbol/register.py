@@ -105,7 +105,8 @@ def make_function(op_name: str):
     opdef = get_op(op_name)
     hint = op_name.lower()
 
-    def fn(*args, name: str | None = None, attr: dict | None = None, **kwargs):
+    def fn(*args, name: str | None = None, attr: dict | None = None, out=None, **kwargs):
+        # ``out=`` means nothing to a symbol; MXNet's generated functions accept and drop it
         return create(opdef.name, opdef.bind_positional(args, kwargs), kwargs, name=name, attr=attr, hint=hint)
 
     fn.__name__ = fn.__qualname__ = op_name

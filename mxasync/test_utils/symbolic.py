@@ -241,7 +241,6 @@ def check_symbolic_backward(sym: Any, location: Any, out_grads: Any, expected: A
     >>> g["y"].asnumpy()
     array([1., 2.], dtype=float32)
     """
-    from .. import ndarray as nd
 
     fn = "check_symbolic_backward"
     ctx = ctx if ctx is not None else default_context()

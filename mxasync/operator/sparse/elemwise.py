@@ -128,6 +128,8 @@ def _binary_fwd(xp, prop, op_ctx, ins, out_stypes):
         return [SparseValue(RSP, v.shape, blk, rows)]
     if out == CSR:
         if sa == CSR and sb == CSR:
+            if a.nnz == 0 and b.nnz == 0:
+                return [st.empty_value(xp, CSR, a.shape, a.dtype)]
             sp = st.sparse_namespace(xp)
             ma, mb = st.as_scipy(xp, a), st.as_scipy(xp, b)
             pattern = (abs(ma) + abs(mb)).tocsr() if prop.op_name != "elemwise_mul" else ma.multiply(mb).tocsr()
@@ -182,9 +184,7 @@ class _ScalarParam(OpParam):
 def _scatter_infer(prop, in_stypes):
     s = in_stypes[0]
     if s == DEFAULT:
-        return None
-    if len(in_stypes) == 2 and in_stypes[1] != s:
-        return Fallback([DEFAULT])
+        return None if all(x == DEFAULT for x in in_stypes) else Fallback([DEFAULT])
     return [s]
 
 
@@ -196,9 +196,10 @@ def _scatter_fwd(xp, prop, op_ctx, ins, out_stypes):
         return [map_values(a, f)]
     b = ins[1]
     if a.stype == RSP:
-        return [SparseValue(RSP, a.shape, a.data / rows_of(xp, b, a.indices), a.indices)]
+        rows = rows_of(xp, b, a.indices) if stype_of(b) == RSP else densify(xp, b)[a.indices]
+        return [SparseValue(RSP, a.shape, a.data / rows, a.indices)]
     rows = xp.repeat(xp.arange(a.shape[0]), xp.diff(a.indptr))
-    bv = xp.asarray(st.as_scipy(xp, b)[rows, a.indices]).reshape(-1)
+    bv = densify(xp, b)[rows, a.indices]
     return [SparseValue(CSR, a.shape, a.data / bv, a.indices, a.indptr)]
 
 

@@ -9,11 +9,13 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Annotated, Optional
+
+from pydantic import BeforeValidator
 
 from .._util import norm_axes
 from ..functional import FunctionalProperty, defop
-from ..params import Field, OpParam
+from ..params import Field, OpParam, _to_shape
 
 __all__: list[str] = []
 
@@ -168,10 +170,14 @@ defop("SliceChannel", param=SliceChannelParam, base=_SliceChannelProperty, alias
       doc="Split into ``num_outputs`` equal parts along ``axis`` (dropping it with ``squeeze_axis``).")
 
 
+# MXNet parses begin/end/step as shapes: an int means a 1-tuple (``crop(x, begin=2, end=5)``)
+_Bounds = Annotated[tuple[Optional[int], ...], BeforeValidator(_to_shape)]
+
+
 class SliceParam(OpParam):
-    begin: tuple[Optional[int], ...]
-    end: tuple[Optional[int], ...]
-    step: tuple[Optional[int], ...] = ()
+    begin: _Bounds
+    end: _Bounds
+    step: _Bounds = ()
 
 
 def _slices(p, shape):
