@@ -127,7 +127,9 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
     for x in inputs:
         if getattr(x, "_data", None).__class__ is SparseStore:
             return _sparse_call(opdef, prop, inputs, out, is_train, ctx, rec)
-    if out is not None and _sparse_out(out):
+    if (out is not None and _sparse_out(out)) or (
+            getattr(prop, "sparse_from_dense", False) and prop.infer_storage_type(["default"] * len(inputs))[1]
+            != ["default"] * prop.num_outputs()):
         return _sparse_call(opdef, prop, inputs, out, is_train, ctx, rec)
     try:
         ctx = inputs[0]._ctx if inputs else (ctx or current_context())

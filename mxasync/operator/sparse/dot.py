@@ -104,4 +104,4 @@ def _bwd(xp, prop, op_ctx, out_grads, ins, outs, grad_stypes):
     return [ga, gb]
 
 
-register_sparse("dot", infer=_infer, forward=_fwd, backward=_bwd, backward_infer=_bwd_infer)
+register_sparse("dot", infer=_infer, forward=_fwd, backward=_bwd, backward_infer=_bwd_infer, from_dense=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Literal
 
 from ..functional import defop
-from ..params import OpParam
+from ..params import Field, OpParam
 from ..tensor.indexing import EmbeddingParam, _emb_bwd, _EmbeddingProperty
 from . import storage as st
 from .kernels import densify, stype_of, unique_rows
@@ -24,7 +24,7 @@ __all__: list[str] = []
 
 # -- cast_storage ------------------------------------------------------------------------------------
 class CastStorageParam(OpParam):
-    stype: Literal["default", "row_sparse", "csr"]
+    stype: Literal["default", "row_sparse", "csr"] = Field(description="the storage type of the output")
 
 
 defop("cast_storage", param=CastStorageParam, fwd=lambda xp, p, x: x.copy(),
@@ -40,7 +40,7 @@ def _cast_fwd(xp, prop, op_ctx, ins, out_stypes):
     return [st.cast_value(xp, ins[0], out_stypes[0])]
 
 
-register_sparse("cast_storage", infer=_cast_infer, forward=_cast_fwd)
+register_sparse("cast_storage", infer=_cast_infer, forward=_cast_fwd, from_dense=True)
 
 
 # -- _sparse_retain -----------------------------------------------------------------------------------
@@ -153,7 +153,7 @@ def _emb_bwd_sparse(xp, prop, op_ctx, out_grads, ins, outs, grad_stypes):
 
 
 class SparseEmbeddingParam(EmbeddingParam):
-    deterministic: bool = False
+    deterministic: bool = Field(False, description="accumulate the gradient in a fixed order (ours always is)")
 
 
 defop("_contrib_SparseEmbedding", param=SparseEmbeddingParam, base=_EmbeddingProperty,

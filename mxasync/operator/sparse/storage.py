@@ -222,7 +222,7 @@ def cast_value(xp, x, stype: str):
     if src == RSP and stype == CSR:
         if len(x.shape) != 2:
             raise ValueError(f"cast_storage: a row_sparse array of shape {x.shape} has no csr form")
-        m = as_scipy(xp, x)
+        m = as_scipy(xp, x).copy()  # the matrix shares x's data: eliminate_zeros works in place
         m.eliminate_zeros()
         return from_scipy(xp, m)
     # csr -> row_sparse: the rows holding stored elements
@@ -243,7 +243,8 @@ class Fallback:
 
 
 def register_sparse(op_name: str, *, infer: Callable, forward: Callable | None = None,
-                    backward: Callable | None = None, backward_infer: Callable | None = None) -> None:
+                    backward: Callable | None = None, backward_infer: Callable | None = None,
+                    from_dense: bool = False) -> None:
     """Give op ``op_name`` its storage-type rule and sparse kernels.
 
     ``infer(prop, in_stypes) -> out_stypes``, ``None`` or :class:`Fallback`: None (dense outputs) or
@@ -253,6 +254,8 @@ def register_sparse(op_name: str, *, infer: Callable, forward: Callable | None =
     arrays or :class:`SparseValue`s.  ``backward(xp, prop, op_ctx, out_grads, inputs, outputs,
     grad_stypes) -> input gradients`` (None: zero), asked for ``grad_stypes`` (None: not needed);
     ``backward_infer(prop, in_stypes, og_stypes) -> grad_stypes`` or None (dense backward).
+    ``from_dense``: dense inputs may give sparse outputs (``cast_storage``, ``dot(forward_stype=)``),
+    so imperative calls ask the rule even when no input is sparse.
     """
     from ..registry import get_op
 
@@ -272,3 +275,4 @@ def register_sparse(op_name: str, *, infer: Callable, forward: Callable | None =
     cls.sparse_forward = staticmethod(forward) if forward is not None else None
     cls.sparse_backward = staticmethod(backward) if backward is not None else None
     cls.sparse_backward_infer = staticmethod(backward_infer) if backward_infer is not None else None
+    cls.sparse_from_dense = from_dense
