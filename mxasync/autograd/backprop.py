@@ -31,6 +31,8 @@ from ..operator.base import ADD_TO, NULL, WRITE_TO, placeholder
 from ..runtime.engine import Engine
 from ..runtime.resource import ResourceManager
 from .higher_order import ND, LinearBackward, NonDifferentiable, rule_for
+from .sparse_grad import backward_node as sparse_backward_node
+from .sparse_grad import involves_sparse, store_terms, sum_terms
 from .tape import Entry, Node
 
 __all__ = ["backward", "grad"]
@@ -47,6 +49,8 @@ def _sum(terms: list, like: NDArray) -> NDArray:
     """One array holding the sum of ``terms`` (the term itself when there is one)."""
     if len(terms) == 1:
         return terms[0]
+    if any(t.stype != "default" for t in terms):
+        return sum_terms(terms, like)
     out = _empty(like.shape, like.dtype, like.context, op_output=True)
     dst, srcs = out._data, [t._data for t in terms]
 
@@ -69,6 +73,9 @@ def _store(target: NDArray, terms: list, req) -> None:
         terms = [target] + [t for t in terms if t is not target]
         if len(terms) == 1 and req != ADD_TO:
             return
+    if target.stype != "default" or any(t.stype != "default" for t in terms):
+        store_terms(target, terms, req)
+        return
     dst, srcs = target._data, [t._data for t in terms]
     add = req == ADD_TO
 
@@ -216,6 +223,9 @@ def _backward_node(node, grads, add_term, wanted, needs, train_mode, create_grap
         return
     if create_graph:
         _backward_recorded(node, terms, add_term, wanted, needs, train_mode)
+        return
+    if involves_sparse(node, terms):  # csr / row_sparse arrays: autograd/sparse_grad.py
+        sparse_backward_node(node, terms, add_term, wanted, needs, train_mode, _sum)
         return
     graph_backward = getattr(prop, "backward_graph", None)
     if graph_backward is not None:  # a whole graph on the tape (a hybridized block): it pushes its own backward

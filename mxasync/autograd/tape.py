@@ -88,9 +88,9 @@ def mark_variables(variables, gradients, grad_reqs="write") -> None:
 
 def attach_grad(arr: NDArray, grad_req="write", stype=None) -> None:
     """``arr.attach_grad()``: a zero gradient buffer and ``grad_req``; cuts ``arr`` from any recorded graph."""
-    if stype not in (None, "default"):
-        raise MXAsyncError(f"attach_grad: only dense gradients (stype='default'), got stype={stype!r}")
-    mark_variables([arr], [zeros(arr.shape, arr.context, arr.dtype)], grad_req)
+    if stype not in (None, "default", "row_sparse", "csr"):
+        raise MXAsyncError(f"attach_grad: unknown storage type {stype!r}; valid: 'default', 'row_sparse', 'csr'")
+    mark_variables([arr], [zeros(arr.shape, arr.context, arr.dtype, stype=stype)], grad_req)
 
 
 def record_op(prop, ctx, args, aux, outputs, is_train) -> None:

@@ -114,7 +114,7 @@ def compile_sparse(ex, op, data, step_cls, vars_of):
         def make(is_train):
             def run(rctx):
                 vals = execute(plan, xp, OpContext(is_train, rctx, res), [value_of(r) for r in in_raw],
-                               [_dense_aux(xp, a) for a in aux_raw], out_st)
+                               [_dense_aux(xp, a) for a in aux_raw], out_st, out_raw)
                 for raw, v in zip(out_raw, vals, strict=False):
                     store(xp, raw, WRITE_TO, v)
             return run

@@ -180,19 +180,26 @@ class Parameter:
         return self._check_and_get(self._data, list)
 
     def row_sparse_data(self, row_id) -> NDArray:
-        """The value on ``row_id``'s context (mxasync stores it dense: every row is returned)."""
+        """The value on ``row_id``'s context holding (at least) the rows ``row_id``: with a trainer,
+        those rows are pulled from its kvstore first (MXNet's ``row_sparse_pull``)."""
         if self._stype != "row_sparse":
             raise RuntimeError(f"Cannot return a copy of Parameter {self.name} via row_sparse_data() because its "
                                f"storage type is {self._stype}. Please use data() instead.")
-        return self._check_and_get(self._data, row_id.context)
+        out = self._check_and_get(self._data, row_id.context)
+        if self._trainer is not None:
+            self._trainer._row_sparse_pull(self, out, row_id)
+        return out
 
     def list_row_sparse_data(self, row_id) -> list:
-        """The values on every context (dense, see :meth:`row_sparse_data`)."""
+        """The values on every context, each holding the rows ``row_id`` (see :meth:`row_sparse_data`)."""
         if self._stype != "row_sparse":
             raise RuntimeError(f"Cannot return copies of Parameter '{self.name}' on all contexts via "
                                f"list_row_sparse_data() because its storage type is {self._stype}. Please use "
                                "data() instead.")
-        return self._check_and_get(self._data, list)
+        outs = self._check_and_get(self._data, list)
+        if self._trainer is not None:
+            self._trainer._row_sparse_pull(self, outs, row_id, full_idx=False)
+        return outs
 
     def grad(self, ctx=None) -> NDArray:
         """The gradient buffer on ``ctx``."""
@@ -258,13 +265,15 @@ class Parameter:
         with autograd.pause():
             self._data = [data.astype(self.dtype).copyto(c) if np.dtype(data.dtype) != np.dtype(self.dtype)
                           else data.copyto(c) for c in self._ctx_list]
+            if self._stype != "default":
+                self._data = [d.tostype(self._stype) for d in self._data]
         self._init_grad()
 
     def _init_grad(self) -> None:
         if self.grad_req == "null":
             self._grad = None
             return
-        self._grad = [nd.zeros(d.shape, ctx=d.context, dtype=d.dtype) for d in self._data]
+        self._grad = [nd.zeros(d.shape, ctx=d.context, dtype=d.dtype, stype=self._grad_stype) for d in self._data]
         autograd.mark_variables(self._data, self._grad, self.grad_req)
 
     def _load_init(self, data, ctx, cast_dtype=False, dtype_source="current") -> None:

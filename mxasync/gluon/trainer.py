@@ -167,6 +167,19 @@ class Trainer:
         if self._params_to_init:
             self._init_params()
 
+    def _row_sparse_pull(self, parameter, out, row_id, full_idx: bool = False) -> None:
+        """Pull the rows ``row_id`` of a row_sparse parameter from the kvstore into ``out`` (one array or
+        one per context); every row with ``full_idx``."""
+        self._ready()
+        if not self._kvstore:
+            return
+        idx = self._param2idx[parameter.name]
+        if full_idx and not isinstance(out, list):
+            from ..ndarray import arange
+
+            row_id = arange(0, parameter.shape[0], dtype="int64", ctx=row_id.context)
+        self._kvstore.row_sparse_pull(idx, out=out, row_ids=row_id, priority=-idx)
+
     # -- learning rate ------------------------------------------------------------------------------
     @property
     def learning_rate(self) -> float:

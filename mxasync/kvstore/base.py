@@ -171,12 +171,37 @@ class KVStoreBase:
             self._push_key(k, arrays, priority)
 
     def pull(self, key, out=None, priority: int = 0, ignore_sparse: bool = True) -> None:
-        """Copy each key's stored value into every array of ``out``."""
+        """Copy each key's stored value into every array of ``out``; row_sparse values are skipped
+        under ``ignore_sparse`` (MXNet's default: pull them with :meth:`row_sparse_pull`)."""
         if out is None:
             raise MXAsyncError("kvstore.pull: out= is required")
         for k, arrays in self._pairs(key, out, "pull", "out"):
             self._require(k, "pull")
+            if ignore_sparse and self._stored_stype(k) != "default":
+                continue
             self._pull_key(k, arrays, priority)
+
+    def row_sparse_pull(self, key, out=None, priority: int = 0, row_ids=None) -> None:
+        """Pull the rows ``row_ids`` (an int NDArray, one per ``out``) of row_sparse keys into
+        row_sparse ``out`` arrays: only those rows travel (MXNet's sparse models' pull)."""
+        if out is None or row_ids is None:
+            raise MXAsyncError("kvstore.row_sparse_pull: out= and row_ids= are required")
+        pairs = self._pairs(key, out, "row_sparse_pull", "out")
+        ids = [row_ids] if isinstance(row_ids, NDArray) else list(row_ids)
+        n_out = sum(len(a) for _, a in pairs)
+        if len(ids) == 1 and n_out > 1:
+            ids = ids * n_out
+        if len(ids) != n_out:
+            raise MXAsyncError(f"kvstore.row_sparse_pull: {len(ids)} row_ids for {n_out} out arrays")
+        i = 0
+        for k, arrays in pairs:
+            self._require(k, "row_sparse_pull")
+            for o in arrays:
+                if o.stype != "row_sparse":
+                    raise MXAsyncError(f"kvstore.row_sparse_pull: out for key {k!r} must be row_sparse, got "
+                                       f"{o.stype}")
+                self._row_sparse_pull_key(k, o, ids[i], priority)
+                i += 1
 
     def pushpull(self, key, value, out=None, priority: int = 0) -> None:
         """``push`` then ``pull`` (into ``value`` itself when ``out`` is None)."""
@@ -240,6 +265,12 @@ class KVStoreBase:
 
     def _push_key(self, key: Key, values: Sequence[NDArray], priority: int) -> None:
         raise NotImplementedError
+
+    def _stored_stype(self, key: Key) -> str:
+        return "default"
+
+    def _row_sparse_pull_key(self, key: Key, out: NDArray, row_ids: NDArray, priority: int) -> None:
+        raise MXAsyncError(f"{type(self).__name__} does not support row_sparse_pull")
 
     def _pull_key(self, key: Key, outs: Sequence[NDArray], priority: int) -> None:
         raise NotImplementedError

@@ -28,7 +28,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..base import MXAsyncError
+from ..ndarray.invoke import invoke
 from ..ndarray.ndarray import NDArray, empty
+from ..operator.base import WRITE_TO
+from ..operator.sparse.dispatch import add_values, store, value_of
 from ..runtime.context import Context, cpu
 from ..runtime.engine import Engine
 from .base import Key, KVStoreBase, register
@@ -51,6 +54,9 @@ def _xp(ctx: Context):
 
 def push_sum(srcs: Sequence[NDArray], dst: NDArray, priority: int, name: str) -> None:
     """One engine op: ``dst[:] = sum(srcs)``; every ``src`` must share ``dst``'s memory space."""
+    if dst.stype != "default" or any(s.stype != "default" for s in srcs):
+        _push_sparse_sum(srcs, dst, priority, name)
+        return
     xp = _xp(dst.context)
     datas = [s._data for s in srcs]
     out = dst._data
@@ -74,6 +80,22 @@ def push_sum(srcs: Sequence[NDArray], dst: NDArray, priority: int, name: str) ->
                 xp.add(out, d, out=out)
 
     Engine.get().push_sync(run, dst.context, reads, [out_var], priority=priority, name=name)
+
+
+def _push_sparse_sum(srcs: Sequence[NDArray], dst: NDArray, priority: int, name: str) -> None:
+    """``push_sum`` with csr / row_sparse arrays: the sum keeps ``dst``'s storage type."""
+    xp = _xp(dst.context)
+    datas = [s._data for s in srcs]
+    out = dst._data
+    reads = [v for v in dict.fromkeys(s._chunk.var for s in srcs) if v is not dst._chunk.var]
+
+    def run(rctx):
+        total = value_of(datas[0])
+        for d in datas[1:]:
+            total = add_values(xp, total, value_of(d))
+        store(xp, out, WRITE_TO, total)
+
+    Engine.get().push_sync(run, dst.context, reads, [dst._chunk.var], priority=priority, name=name)
 
 
 def push_copy(src: NDArray, dst: NDArray, priority: int, name: str) -> None:
@@ -107,7 +129,7 @@ class KVStoreLocal(KVStoreBase):
     def _init_key(self, key: Key, value: NDArray) -> None:
         if key in self._store:
             raise MXAsyncError(f"kvstore.init: key {key!r} was already initialised")
-        stored = empty(value.shape, self._home(value), value.dtype)
+        stored = empty(value.shape, self._home(value), value.dtype, stype=value.stype)
         push_copy(value, stored, 0, f"kvstore_init[{key}]")
         self._store[key] = stored
 
@@ -123,8 +145,9 @@ class KVStoreLocal(KVStoreBase):
             self._reduce(key, values, stored, priority)
             return
         merged = self._merged.get(key)
-        if merged is None or not _same_memory(merged.context, stored.context):
-            merged = self._merged[key] = empty(stored.shape, stored.context, stored.dtype)
+        stype = "row_sparse" if all(v.stype == "row_sparse" for v in values) else "default"
+        if merged is None or not _same_memory(merged.context, stored.context) or merged.stype != stype:
+            merged = self._merged[key] = empty(stored.shape, stored.context, stored.dtype, stype=stype)
         self._reduce(key, values, merged, priority)
         self._update(key, merged, stored)
 
@@ -134,6 +157,18 @@ class KVStoreLocal(KVStoreBase):
             if o.shape != stored.shape:
                 raise MXAsyncError(f"kvstore.pull: key {key!r} holds shape {stored.shape}, out has shape {o.shape}")
         self._broadcast(key, stored, outs, priority)
+
+    def _stored_stype(self, key: Key) -> str:
+        return self._store[key].stype
+
+    def _row_sparse_pull_key(self, key: Key, out: NDArray, row_ids: NDArray, priority: int) -> None:
+        stored = self._store[key]
+        if out.shape != stored.shape:
+            raise MXAsyncError(f"kvstore.row_sparse_pull: key {key!r} holds shape {stored.shape}, out has shape "
+                               f"{out.shape}")
+        rows = row_ids.as_in_context(stored.context)
+        kept = invoke("_sparse_retain", [stored.tostype("row_sparse"), rows])
+        push_copy(kept, out, priority, f"kvstore_row_sparse_pull[{key}]")
 
     # -- overridable pieces (a distributed store adds its all-reduce to _reduce) ------
     def _reduce(self, key: Key, values: Sequence[NDArray], dst: NDArray, priority: int) -> None:

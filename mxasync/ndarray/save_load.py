@@ -15,11 +15,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import MXAsyncError
+from ..operator.sparse.storage import SparseValue
 from ..runtime.context import BUILTIN_DEVICE_TYPES, Context, num_gpus
 from ..util import is_np_shape
 from .chunk import alloc_chunk
 from .ndarray import NDArray, _xp, array
 from .serialization import ArrayRecord, dumps_arrays, load_arrays, loads_arrays, save_arrays
+from .sparse_array import new_sparse
 
 __all__ = ["save", "load", "load_frombuffer", "dumps"]
 
@@ -30,6 +32,8 @@ def _records(data) -> list | dict:
             raise MXAsyncError(f"save: {where} must be an NDArray, got {type(x).__name__}")
         ctx = x.context  # a plugin's device type has a per-process id: its arrays are saved as cpu ones
         typeid = ctx.device_typeid if ctx.device_type in BUILTIN_DEVICE_TYPES else 1
+        if x.stype != "default":  # MXNet's sparse layout: the stored values and index arrays
+            return ArrayRecord(x._host_value(), (typeid, ctx.device_id))
         return ArrayRecord(x.asnumpy(), (typeid, ctx.device_id))
 
     if isinstance(data, NDArray):
@@ -67,6 +71,9 @@ def _context(saved: tuple[int, int]) -> Context:
 def _to_ndarray(rec: ArrayRecord, made: dict[int, NDArray], contexts: dict | None = None):
     if rec.array is None:
         return None
+    if isinstance(rec.array, SparseValue):  # loaded on the CPU (sparse arrays are host SciPy data here)
+        v = rec.array
+        return new_sparse(v.stype, v.shape, v.data.dtype, Context("cpu", 0), v)
     if contexts is None:
         contexts = {}
     ctx = contexts.get(rec.context)

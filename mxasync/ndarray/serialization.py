@@ -7,11 +7,14 @@ Byte-compatible both ways with MXNet 1.9.1. A file is::
 and one dense array (all little-endian)::
 
     uint32 magic (0xF993FAC9 = V2; 0xF993FACA = V3, written under numpy shape semantics)
-    int32 storage type (0 dense; 1 row_sparse and 2 csr are refused)
+    int32 storage type (0 dense, 1 row_sparse, 2 csr; a sparse one then has its storage shape:
+                        int32 ndim, ndim x int64 dims, the shape of its stored values)
     uint32 ndim, ndim x int64 dims      (V2: ndim 0 is a "none" array and nothing follows;
                                          V3: ndim 0 is a scalar, ndim -1 is "none")
     int32 dev_type, int32 dev_id        (1 cpu, 2 gpu, 3 cpu_pinned, 5 cpu_shared)
     int32 type flag, raw C-order data
+    (sparse: after the type flag, per aux array (row_sparse: indices; csr: indptr, indices)
+     its int32 type flag and shape; then the stored values, then each aux array's data)
 
 Loading also reads V1 arrays (magic 0xF993FAC8: no storage type) and the older layout
 without a magic (the first word is ndim, then uint32 dims); in both, ndim 0 is a scalar.
@@ -43,6 +46,7 @@ import numpy as np
 
 from mxasync.atomic import AtomicFile
 from mxasync.base import MXAsyncError, os_error
+from mxasync.operator.sparse.storage import SparseValue
 
 __all__ = [
     "ArrayRecord",
@@ -69,6 +73,7 @@ V3_MAGIC = 0xF993FACA
 DEV_TYPES: dict[int, str] = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
 #: MXNet's NDArrayStorageType ids.
 STORAGE_TYPES: dict[int, str] = {-1: "undefined", 0: "default", 1: "row_sparse", 2: "csr"}
+_STYPE_ID = {"row_sparse": 1, "csr": 2}
 #: mshadow type flags MXNet 1.9.1 can load; 12 (bfloat16) has no numpy dtype.
 TYPE_FLAGS: dict[int, np.dtype] = {
     0: np.dtype("float32"),
@@ -127,11 +132,15 @@ def _check_context(ctx: Any, where: str) -> Context:
 
 def _normalise_item(item: Any, where: str, np_shape: bool) -> ArrayRecord:
     ctx: Any = CPU
-    if isinstance(item, tuple) and len(item) == 2 and (item[0] is None or isinstance(item[0], np.ndarray)):
+    if isinstance(item, tuple) and len(item) == 2 and (item[0] is None or isinstance(item[0], (np.ndarray,
+                                                                                              SparseValue))):
         item, ctx = item
     ctx = _check_context(ctx, where)
     if item is None:
         return ArrayRecord(None, ctx)
+    if isinstance(item, SparseValue):
+        type_flag_of(item.data.dtype)
+        return ArrayRecord(item, ctx)
     arr = np.asarray(item)
     type_flag_of(arr.dtype)  # refuse before anything is written
     if arr.ndim == 0 and not np_shape:
@@ -164,6 +173,9 @@ def _write_all(write: Callable[[Any], Any], items: list[ArrayRecord], names: lis
         if arr is None:
             write(struct.pack("<Iii", magic, 0, -1 if np_shape else 0))
             continue
+        if isinstance(arr, SparseValue):
+            _write_sparse(write, magic, arr, dev_type, dev_id)
+            continue
         head = struct.pack(f"<IiI{arr.ndim}q", magic, 0, arr.ndim, *arr.shape)
         flag = type_flag_of(arr.dtype)
         write(head + struct.pack("<iii", dev_type, dev_id, flag))
@@ -174,6 +186,24 @@ def _write_all(write: Callable[[Any], Any], items: list[ArrayRecord], names: lis
     for name in names:
         raw = name.encode("utf-8")
         write(struct.pack("<Q", len(raw)) + raw)
+
+
+def _shape_bytes(shape) -> bytes:
+    return struct.pack(f"<i{len(shape)}q", len(shape), *shape)
+
+
+def _write_sparse(write, magic: int, v: SparseValue, dev_type: int, dev_id: int) -> None:
+    """One csr / row_sparse array as MXNet's NDArray::Save writes it."""
+    aux = [v.indptr, v.indices] if v.stype == "csr" else [v.indices]
+    head = struct.pack("<Ii", magic, _STYPE_ID[v.stype]) + _shape_bytes(v.data.shape) + _shape_bytes(v.shape)
+    head += struct.pack("<iii", dev_type, dev_id, type_flag_of(v.data.dtype))
+    for a in aux:
+        head += struct.pack("<i", type_flag_of(a.dtype)) + _shape_bytes(a.shape)
+    write(head)
+    for a in [v.data, *aux]:
+        if a.size:
+            data = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<"))
+            write(memoryview(data.reshape(-1).view(np.uint8)))
 
 
 def dumps_arrays(data: SaveData, *, np_shape: bool = False) -> bytes:
@@ -416,6 +446,45 @@ def _read_body(r: _Reader, shape: tuple[int, ...], what: str, alloc: Alloc) -> A
     return ArrayRecord(arr, (dev_type, dev_id))
 
 
+def _read_shape(r: _Reader, what: str) -> tuple[int, ...]:
+    ndim = r.one("i", f"ndim of {what}")
+    if not 0 <= ndim <= _MAX_LEGACY_NDIM:
+        raise r.corrupt(f"bad ndim {ndim} for {what}", r.pos - 4)
+    return _read_dims(r, ndim, "q", what)
+
+
+def _read_sparse(r: _Reader, stype: str, what: str) -> ArrayRecord:
+    """A csr / row_sparse array (after its storage type): a SparseValue of numpy arrays."""
+    sshape = _read_shape(r, f"storage shape of {what}")
+    shape = _read_shape(r, f"shape of {what}")
+    at = r.pos
+    dev_type, dev_id, flag = r.unpack("iii", f"context and type flag of {what}")
+    if dev_type not in DEV_TYPES or flag not in TYPE_FLAGS:
+        raise r.corrupt(f"bad context or type flag ({dev_type}, {flag}) for {what}", at)
+    aux = []
+    for k in range(2 if stype == "csr" else 1):
+        aflag = r.one("i", f"aux {k} type of {what}")
+        if aflag not in TYPE_FLAGS:
+            raise r.corrupt(f"bad aux type flag {aflag} for {what}", r.pos - 4)
+        aux.append((TYPE_FLAGS[aflag], _read_shape(r, f"aux {k} shape of {what}")))
+    dtype = TYPE_FLAGS[flag]
+
+    def read(shp, dt, label):
+        n = 1
+        for d in shp:
+            n *= d
+        return r.read_data(shp, n, dt, f"{label} of {what}", _np_alloc)
+
+    data = read(sshape, dtype, "data")
+    arrays = [read(s, dt, f"aux {k}") for k, (dt, s) in enumerate(aux)]
+    if stype == "csr":
+        value = SparseValue("csr", shape, data, arrays[1].astype(np.int64, copy=False),
+                            arrays[0].astype(np.int64, copy=False))
+    else:
+        value = SparseValue("row_sparse", shape, data, arrays[0].astype(np.int64, copy=False))
+    return ArrayRecord(value, (dev_type, dev_id))
+
+
 def _read_array(r: _Reader, index: int, alloc: Alloc) -> ArrayRecord:
     what = f"array {index}"
     at = r.pos
@@ -424,12 +493,9 @@ def _read_array(r: _Reader, index: int, alloc: Alloc) -> ArrayRecord:
         stype = r.one("i", f"storage type of {what}")
         if stype != 0:
             name = STORAGE_TYPES.get(stype)
-            if name is None:
-                raise r.corrupt(f"unknown storage type {stype} for {what}", r.pos - 4)
-            raise MXAsyncError(
-                f"{what} at byte offset {at} has storage type {name!r} ({stype}); "
-                "mxasync loads only dense ('default') arrays"
-            )
+            if name not in ("row_sparse", "csr"):
+                raise r.corrupt(f"unknown storage type {stype} for {what} at byte offset {at}", r.pos - 4)
+            return _read_sparse(r, name, what)
         ndim = r.one("i", f"ndim of {what}")
         if magic == V2_MAGIC and ndim == 0 or magic == V3_MAGIC and ndim == -1:
             return ArrayRecord(None, CPU)  # a "none" array: MXNet stores nothing more

@@ -84,6 +84,10 @@ class BaseSparseNDArray(NDArray):
     def _aux_types(self) -> list:
         return [np.int64] * self._num_aux
 
+    def _host_value(self) -> SparseValue:
+        """The content with numpy arrays (a sync point)."""
+        return _move(self._value(), np)
+
     def asscipy(self):
         """A ``scipy.sparse.csr_matrix`` with this array's content (2-D arrays)."""
         v = self._value()

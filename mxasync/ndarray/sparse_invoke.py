@@ -41,7 +41,7 @@ def invoke_sparse(opdef, prop, inputs: list, out, is_train: bool, ctx, rec: bool
 
     def run(rctx):
         vals = [value_of(r) for r in in_raw]
-        res = execute(plan, xp, OpContext(is_train, rctx, resources), vals, aux_raw, out_stypes)
+        res = execute(plan, xp, OpContext(is_train, rctx, resources), vals, aux_raw, out_stypes, out_raw)
         for raw, v in zip(out_raw, res, strict=False):
             store(xp, raw, WRITE_TO, v)
 

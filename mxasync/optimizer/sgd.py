@@ -82,7 +82,9 @@ class SGD(_MasterCopyMixin, Optimizer):
         if self.momentum > 0:
             kwargs["momentum"] = self.momentum
         lrs, wds = self._get_lrs(index), self._get_wds(index)
-        for lo, hi in _groups(weight, state, self.aggregate_num):
+        # sparse weights or gradients take their own (lazy) update op, as in MXNet
+        size = self.aggregate_num if all(x.stype == "default" for x in (*weight, *grad)) else 1
+        for lo, hi in _groups(weight, state, size):
             if hi - lo > 1:
                 _fused(weight[lo:hi], grad[lo:hi], state[lo:hi], lrs[lo:hi], wds[lo:hi], kwargs)
                 continue

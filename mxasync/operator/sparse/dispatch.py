@@ -76,10 +76,14 @@ def value_of(raw):
     return raw.value if raw.__class__ is SparseStore else raw
 
 
-def execute(plan: SparsePlan, xp, op_ctx, in_vals: list, aux: list, out_stypes: list) -> list:
-    """Run forward on raw values; returns the outputs, each in its storage type from ``out_stypes``."""
+def execute(plan: SparsePlan, xp, op_ctx, in_vals: list, aux: list, out_stypes: list, out_raw=None) -> list:
+    """Run forward on raw values; returns the outputs, each in its storage type from ``out_stypes``.
+    A kernel marked ``wants_out`` also gets the raw outputs (``out=``), to update a weight in place."""
     if plan.kernel is not None:
-        res = plan.kernel(xp, plan.prop, op_ctx, list(in_vals), list(plan.out_stypes))
+        if getattr(plan.kernel, "wants_out", False):
+            res = plan.kernel(xp, plan.prop, op_ctx, list(in_vals), list(plan.out_stypes), out=out_raw)
+        else:
+            res = plan.kernel(xp, plan.prop, op_ctx, list(in_vals), list(plan.out_stypes))
         res = list(res) if isinstance(res, (list, tuple)) else [res]
     else:
         dense = [st.cast_value(xp, v, DEFAULT) for v in in_vals]
