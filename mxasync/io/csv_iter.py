@@ -89,7 +89,7 @@ class CSVIter(DataIter):
         self.round_batch = bool(round_batch)
         self._ctx = ctx
         self._data = data
-        n = len(data)
+        n = data.shape[0]
         if label is None:
             label = np.zeros((n, *self.label_shape), dtype=self.dtype)
         elif len(label) != n:
@@ -122,18 +122,22 @@ class CSVIter(DataIter):
         stop = self._cursor + bs
         index = np.arange(self._cursor, stop) % n if self.round_batch else np.arange(self._cursor, min(stop, n))
         pad = max(0, stop - n)
-        data = np.zeros((bs, *self.data_shape), self.dtype)
         label = np.zeros((bs, *self.label_shape), self.dtype)
-        data[:len(index)] = self._data[index]
         label[:len(index)] = self._label[index]
         if not self.round_batch:
             index = np.concatenate([index, np.zeros(pad, np.int64)])
         self._next_start = pad if self.round_batch else 0
         self._cursor = stop
-        self._current = (nd_array(data, ctx=self._ctx, dtype=self.dtype),
+        self._current = (self._batch_data(index),
                          nd_array(label.reshape(self._label_out), ctx=self._ctx, dtype=self.dtype),
                          pad, index.astype(np.uint64))
         return True
+
+    def _batch_data(self, index: np.ndarray) -> NDArray:
+        """The data of one batch: rows ``index``, zero rows after them (padding)."""
+        data = np.zeros((self.batch_size, *self.data_shape), self.dtype)
+        data[:len(index)] = self._data[index]
+        return nd_array(data, ctx=self._ctx, dtype=self.dtype)
 
     def next(self) -> DataBatch:
         if not self.iter_next():

@@ -4,12 +4,13 @@
 >>> path = os.path.join(tempfile.mkdtemp(), "x.libsvm")
 >>> _ = open(path, "w").write("1 0:1.5 3:2\\n0 1:1\\n2 2:3\\n")
 >>> it = LibSVMIter(data_libsvm=path, data_shape=(4,), batch_size=2)
->>> [(b.data[0].asnumpy()[0].tolist(), b.label[0].asnumpy().tolist(), b.pad) for b in it]
-[([1.5, 0.0, 0.0, 2.0], [1.0, 0.0], 0), ([0.0, 0.0, 3.0, 0.0], [2.0, 1.0], 1)]
+>>> [(b.data[0].stype, b.data[0].asnumpy()[0].tolist(), b.label[0].asnumpy().tolist(), b.pad) for b in it]
+[('csr', [1.5, 0.0, 0.0, 2.0], [1.0, 0.0], 0), ('csr', [0.0, 0.0, 3.0, 0.0], [2.0, 1.0], 1)]
 
 Batching follows ``CSVIter`` (MXNet's ``round_batch`` round robin, which MXNet 1.9.1 also uses
-here). Where we differ: the data is a **dense** float32 NDArray (mxasync has no CSR
-storage yet), and ``round_batch=False`` works (MXNet rejects it for this iterator).
+here). The data of a batch is a ``CSRNDArray`` (``stype='csr'``), as in MXNet; the file is held
+as a SciPy csr matrix, never dense.  Where we differ: ``round_batch=False`` works (MXNet rejects
+it for this iterator).
 """
 
 from __future__ import annotations
@@ -19,14 +20,16 @@ import os
 import numpy as np
 
 from ..base import MXAsyncError
+from ..ndarray.sparse import csr_matrix
 from .base import DataIter
 from .csv_iter import CSVIter
 
 __all__ = ["LibSVMIter", "read_libsvm"]
 
 
-def read_libsvm(path: str | os.PathLike[str], width: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(labels (n,), dense rows (n, width))`` float32 from a LibSVM file (0-based feature indices).
+def read_libsvm(path: str | os.PathLike[str], width: int, dense: bool = True):
+    """``(labels (n,), rows (n, width))`` float32 from a LibSVM file (0-based feature indices); the
+    rows are dense, or a ``scipy.sparse.csr_matrix`` with ``dense=False``.
 
     A row's first token is its label; ``#`` starts a comment.
     """
@@ -53,9 +56,16 @@ def read_libsvm(path: str | os.PathLike[str], width: int) -> tuple[np.ndarray, n
     bad = np.flatnonzero((col < 0) | (col >= width))
     if bad.size:
         raise MXAsyncError(f"LibSVMIter: {name!r} has feature index {col[bad[0]]} but data_shape allows 0..{width - 1}")
-    dense = np.zeros((len(labels), width), np.float32)
-    dense[np.asarray(rows, np.int64), col] = np.asarray(vals, np.float32)
-    return np.asarray(labels, np.float32), dense
+    if not dense:
+        import scipy.sparse as sp
+
+        m = sp.csr_matrix((np.asarray(vals, np.float32), (np.asarray(rows, np.int64), col)),
+                          shape=(len(labels), width))
+        m.sum_duplicates()
+        return np.asarray(labels, np.float32), m
+    out = np.zeros((len(labels), width), np.float32)
+    out[np.asarray(rows, np.int64), col] = np.asarray(vals, np.float32)
+    return np.asarray(labels, np.float32), out
 
 
 class LibSVMIter(CSVIter):
@@ -76,7 +86,9 @@ class LibSVMIter(CSVIter):
         self.dtype = np.dtype(np.float32)
         self.data_shape = tuple(int(s) for s in data_shape)
         self.label_shape = tuple(int(s) for s in label_shape)
-        labels, data = read_libsvm(data_libsvm, int(np.prod(self.data_shape)))
+        if len(self.data_shape) != 1:
+            raise MXAsyncError(f"LibSVMIter: data_shape must be (num_features,), got {self.data_shape}")
+        labels, data = read_libsvm(data_libsvm, int(np.prod(self.data_shape)), dense=False)
         if label_libsvm is None:
             label = labels.reshape(-1, *self.label_shape) if self.label_shape == (1,) else None
             if label is None:
@@ -84,9 +96,18 @@ class LibSVMIter(CSVIter):
         else:
             label = read_libsvm(label_libsvm, int(np.prod(self.label_shape)))[1]
             label = label.reshape(-1, *self.label_shape)
-        n = len(data)
+        n = data.shape[0]
         if len(label) != n:
             raise MXAsyncError(f"LibSVMIter: {os.fspath(data_libsvm)!r} has {n} rows but label_libsvm has {len(label)}")
         lo, hi = n * part_index // num_parts, n * (part_index + 1) // num_parts
-        self._setup(data[lo:hi].reshape(-1, *self.data_shape), label[lo:hi], os.fspath(data_libsvm), round_batch,
-                    ctx, data_name, label_name)
+        self._setup(data[lo:hi], label[lo:hi], os.fspath(data_libsvm), round_batch, ctx, data_name, label_name)
+
+    def _batch_data(self, index: np.ndarray):
+        """One batch as a CSRNDArray: rows ``index`` of the file, then empty rows (padding)."""
+        import scipy.sparse as sp
+
+        rows = self._data[index]
+        if rows.shape[0] < self.batch_size:
+            rows = sp.vstack([rows, sp.csr_matrix((self.batch_size - rows.shape[0], rows.shape[1]),
+                                                  dtype=np.float32)], format="csr")
+        return csr_matrix(rows, ctx=self._ctx, dtype=np.float32)

@@ -22,6 +22,7 @@ import numpy as np
 from ..base import MXAsyncError
 from ..ndarray import NDArray, concat, take
 from ..ndarray import array as nd_array
+from ..ndarray.sparse import csr_matrix
 from .base import DataBatch, DataDesc, DataIter
 
 __all__ = ["NDArrayIter"]
@@ -35,7 +36,7 @@ def _init_data(data, allow_empty: bool, default_name: str) -> list[tuple[str, ND
         if not allow_empty:
             raise MXAsyncError("NDArrayIter: data must not be None")
         data = []
-    if isinstance(data, (np.ndarray, NDArray)):
+    if isinstance(data, (np.ndarray, NDArray)) or type(data).__module__.startswith("scipy.sparse"):
         data = [data]
     if isinstance(data, list):
         if not data and not allow_empty:
@@ -49,6 +50,8 @@ def _init_data(data, allow_empty: bool, default_name: str) -> list[tuple[str, ND
                         f"of them, got {type(data).__name__}")
     out = []
     for name, value in data.items():
+        if not isinstance(value, NDArray) and type(value).__module__.startswith("scipy.sparse"):
+            value = csr_matrix(value, dtype=np.float32)  # a SciPy matrix iterates as csr batches (MXNet's)
         if not isinstance(value, NDArray):
             try:
                 value = nd_array(np.asarray(value), dtype=np.float32)  # MXNet's default dtype for host data
@@ -169,6 +172,9 @@ class NDArrayIter(DataIter):
         index: dict = {}  # one index array per context, shared by the sources there
         out = []
         for _, arr in sources:  # one gather op per source (``take`` is ~2x faster than fancy indexing)
+            if arr.stype == "csr":  # rows of a csr source, picked on the host (SciPy), stay csr
+                out.append(csr_matrix(arr.asscipy()[np.asarray(positions)], ctx=arr.context, dtype=arr.dtype))
+                continue
             if arr.context not in index:
                 index[arr.context] = nd_array(positions, ctx=arr.context, dtype=np.int64)
             out.append(take(arr, index[arr.context], axis=ax))

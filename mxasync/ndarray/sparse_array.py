@@ -221,6 +221,8 @@ class CSRNDArray(BaseSparseNDArray):
 
     def __getitem__(self, key) -> NDArray:
         """Rows: ``x[i]`` or ``x[begin:end]`` (step 1), a new csr array."""
+        if isinstance(key, tuple) and len(key) == 1:
+            key = key[0]
         if isinstance(key, (int, np.integer)):
             if not -self.shape[0] <= key < self.shape[0]:
                 raise IndexError(f"index {key} is out of bounds for a CSRNDArray of shape {self.shape}")

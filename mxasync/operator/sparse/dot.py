@@ -51,10 +51,12 @@ def sparse_dot(xp, a, b, transpose_a: bool, transpose_b: bool, out_stype: str, d
     sa = stype_of(a)
     if sa == CSR and transpose_a and stype_of(b) == DEFAULT and not transpose_b and out_stype == RSP:
         # csr.T . dense: only the columns the csr stores give non-zero rows
-        cols = xp.unique(a.indices)
+        cols, inv = xp.unique(a.indices, return_inverse=True)
         if cols.shape[0] == 0:
             return st.empty_value(xp, RSP, (a.shape[1], b.shape[1]), dtype)
-        sub = st.as_scipy(xp, a)[:, cols]
+        # renumber the stored columns 0..k-1: a (rows x k) matrix on the same data, no column slicing
+        sp = st.sparse_namespace(xp)
+        sub = sp.csr_matrix((a.data, inv.reshape(-1), a.indptr), shape=(a.shape[0], cols.shape[0]))
         blk = to_dense_result(xp, sub.T @ b, dtype)
         return SparseValue(RSP, (a.shape[1], b.shape[1]), blk, cols.astype(st.IDX))
     ma, mb = matrix(xp, a, transpose_a), matrix(xp, b, transpose_b)
