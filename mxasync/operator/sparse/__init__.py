@@ -1,3 +1,3 @@
 """Sparse storage (csr, row_sparse): values, storage-type rules, kernels (see ``storage``)."""
 
-from . import dot, elemwise, indexing, optimizer, reduce  # noqa: F401  (importing registers the rules)
+from . import dot, elemwise, indexing, nn, optimizer, reduce  # noqa: F401  (importing registers the rules)

@@ -134,6 +134,8 @@ def _binary_fwd(xp, prop, op_ctx, ins, out_stypes):
             ma, mb = st.as_scipy(xp, a), st.as_scipy(xp, b)
             pattern = (abs(ma) + abs(mb)).tocsr() if prop.op_name != "elemwise_mul" else ma.multiply(mb).tocsr()
             pattern.sort_indices()
+            if pattern.nnz == 0:
+                return [st.empty_value(xp, CSR, a.shape, a.dtype)]
             rows = xp.repeat(xp.arange(a.shape[0]), xp.diff(pattern.indptr))
             cols = pattern.indices
             vals = fn(xp.asarray(ma[rows, cols]).reshape(-1), xp.asarray(mb[rows, cols]).reshape(-1))

@@ -194,7 +194,8 @@ def digamma(xp, x):
     series = r * (1 / 12 - r * (1 / 120 - r * (1 / 252 - r * (1 / 240 - r * (1 / 132)))))
     psi = acc + xp.log(z) - 0.5 / z - series
     cot = 1.0 / xp.tan(math.pi * xp.where(refl, x64, 0.25))
-    return xp.where(refl, psi - math.pi * cot, psi)
+    out = xp.where(refl, psi - math.pi * cot, psi)
+    return xp.where(refl & (x64 == xp.floor(x64)), xp.inf, out)  # the poles 0, -1, ...: +inf, as MXNet gives
 
 
 def _bwd(grad, deps):
