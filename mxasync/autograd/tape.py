@@ -90,6 +90,7 @@ def attach_grad(arr: NDArray, grad_req="write", stype=None) -> None:
     """``arr.attach_grad()``: a zero gradient buffer and ``grad_req``; cuts ``arr`` from any recorded graph."""
     if stype not in (None, "default", "row_sparse", "csr"):
         raise MXAsyncError(f"attach_grad: unknown storage type {stype!r}; valid: 'default', 'row_sparse', 'csr'")
+    stype = arr.stype if stype is None else stype  # MXNet: the gradient takes the array's storage type
     mark_variables([arr], [zeros(arr.shape, arr.context, arr.dtype, stype=stype)], grad_req)
 
 

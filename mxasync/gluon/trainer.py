@@ -224,6 +224,12 @@ class Trainer:
             if param.grad_req == "null":
                 continue
             grads = param.list_grad()
+            if grads[0].stype != "default":  # sparse gradients: push, then pull them explicitly (MXNet's way)
+                self._kvstore.push(i, grads, priority=-i)
+                if param._stype == "default":
+                    target = param._check_and_get(param._data, list) if self._update_on_kvstore else grads
+                    self._kvstore.pull(i, target, priority=-i, ignore_sparse=bool(self._distributed))
+                continue
             if self._update_on_kvstore:
                 self._kvstore.pushpull(i, grads, out=param._check_and_get(param._data, list), priority=-i)
             else:

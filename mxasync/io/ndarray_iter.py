@@ -90,6 +90,9 @@ class NDArrayIter(DataIter):
         self.batch_size = int(batch_size)
         self.shuffle = shuffle
         self.last_batch_handle = last_batch_handle
+        if any(a.stype == "csr" for _, a in self.data + self.label) and last_batch_handle != "discard":
+            raise NotImplementedError("`NDArrayIter` only supports ``CSRNDArray`` with `last_batch_handle` set to "
+                                      "`discard`.")
         self.num_data = self.data[0][1].shape[self._axis]
         for name, arr in self.data + self.label:
             if arr.ndim <= self._axis or arr.shape[self._axis] < self.num_data:

@@ -171,15 +171,16 @@ class KVStoreBase:
             self._push_key(k, arrays, priority)
 
     def pull(self, key, out=None, priority: int = 0, ignore_sparse: bool = True) -> None:
-        """Copy each key's stored value into every array of ``out``; row_sparse values are skipped
-        under ``ignore_sparse`` (MXNet's default: pull them with :meth:`row_sparse_pull`)."""
+        """Copy each key's stored value into every array of ``out``; sparse ``out`` arrays are skipped
+        under ``ignore_sparse`` (MXNet's default: pull row_sparse values with :meth:`row_sparse_pull`)."""
         if out is None:
             raise MXAsyncError("kvstore.pull: out= is required")
         for k, arrays in self._pairs(key, out, "pull", "out"):
             self._require(k, "pull")
-            if ignore_sparse and self._stored_stype(k) != "default":
-                continue
-            self._pull_key(k, arrays, priority)
+            if ignore_sparse:  # sparse out arrays are left alone (MXNet's ignore_sparse)
+                arrays = [a for a in arrays if a.stype == "default"]
+            if arrays:
+                self._pull_key(k, arrays, priority)
 
     def row_sparse_pull(self, key, out=None, priority: int = 0, row_ids=None) -> None:
         """Pull the rows ``row_ids`` (an int NDArray, one per ``out``) of row_sparse keys into
@@ -187,7 +188,7 @@ class KVStoreBase:
         if out is None or row_ids is None:
             raise MXAsyncError("kvstore.row_sparse_pull: out= and row_ids= are required")
         pairs = self._pairs(key, out, "row_sparse_pull", "out")
-        ids = [row_ids] if isinstance(row_ids, NDArray) else list(row_ids)
+        ids = [row_ids] if isinstance(row_ids, NDArray) else _flatten(row_ids)
         n_out = sum(len(a) for _, a in pairs)
         if len(ids) == 1 and n_out > 1:
             ids = ids * n_out
@@ -274,6 +275,13 @@ class KVStoreBase:
 
     def _pull_key(self, key: Key, outs: Sequence[NDArray], priority: int) -> None:
         raise NotImplementedError
+
+
+def _flatten(items) -> list:
+    out = []
+    for x in items:
+        out.extend(_flatten(x) if isinstance(x, (list, tuple)) else [x])
+    return out
 
 
 def _get_states(updater, dump_optimizer: bool) -> bytes:

@@ -240,7 +240,7 @@ _SCALAR_PLANS: dict = {}
 def invoke_scalar(op_name: str, a, scalar: float):
     """``invoke(op_name, [a], scalar=scalar)`` for ``a * 2`` and friends: a plan cached per op,
     scalar, shape, dtype and context, then the same short path as :func:`invoke_binary`."""
-    if _ag.active or scalar != scalar:  # recording, or a NaN scalar (no dict key matches it)
+    if _ag.active or scalar != scalar or a._data.__class__ is SparseStore:  # recording, a NaN scalar, sparse
         return invoke(op_name, [a], scalar=scalar)
     ad, ctx = a._data, a._ctx
     key = (op_name, scalar, ctx, ad.shape, ad.dtype)

@@ -159,7 +159,7 @@ class NDArray:
 
     def detach(self) -> NDArray:
         """The same memory, cut from the recorded graph."""
-        return NDArray(self._chunk, self._data)
+        return type(self)(self._chunk, self._data)
 
     def as_np_ndarray(self):
         """The same array (memory, autograd entry) with NumPy's semantics: an ``mx.np.ndarray`` (the

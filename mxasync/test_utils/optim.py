@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 from .compare import assert_almost_equal
-from .sampling import default_context
+from .sampling import default_context, rand_ndarray
 
 
 def compare_ndarray_tuple(t1: Any, t2: Any, rtol: float | None = None, atol: float | None = None) -> None:
@@ -35,17 +35,18 @@ def compare_optimizer(opt1: Any, opt2: Any, shape: Any, dtype: Any, w_stype: str
     A list of shapes tests a multi-tensor ``opt2`` (one call updating ``ntensors``
     weights) against ``opt1`` updating them one at a time.
     """
-    if w_stype != "default" or g_stype != "default":
-        raise NotImplementedError(f"compare_optimizer: mxasync has dense storage only, got "
-                                  f"w_stype={w_stype!r}, g_stype={g_stype!r}")
+    for what, st in (("w_stype", w_stype), ("g_stype", g_stype)):
+        if st not in ("default", "row_sparse", "csr"):
+            raise ValueError(f"compare_optimizer: unknown {what} {st!r}")
     ctx = default_context()
     if not isinstance(shape, list):
         if ntensors != 1:
             raise ValueError(f"compare_optimizer: one shape needs ntensors=1, got {ntensors}")
-        w2 = _uniform(shape, dtype)
-        w1 = w2.copyto(ctx)
-        g2 = _uniform(shape, dtype)
-        g1 = g2.copyto(ctx)
+        # opt2 gets the arrays in the given storage types, opt1 their dense copies (MXNet's layout)
+        w2 = _uniform(shape, dtype) if w_stype == "default" else rand_ndarray(shape, w_stype, density=1, dtype=dtype)
+        w1 = w2.copyto(ctx).tostype("default")
+        g2 = _uniform(shape, dtype) if g_stype == "default" else rand_ndarray(shape, g_stype, dtype=dtype)
+        g1 = g2.copyto(ctx).tostype("default")
         state1 = opt1.create_state_multi_precision(0, w1)
         state2 = opt2.create_state_multi_precision(0, w2)
         if compare_states:

@@ -1,7 +1,8 @@
 """Optimizer updates with row_sparse gradients (MXNet's lazy updates).
 
-With ``lazy_update=True`` (MXNet's default; ``ftrl_update`` is always lazy) and a row_sparse
-gradient, only the rows the gradient stores are updated, weight and states alike: the op's own
+For ``sgd_update``, ``sgd_mom_update``, ``adam_update``, ``adagrad_update`` and ``ftrl_update``
+(MXNet's sparse-aware updates): with ``lazy_update=True`` (MXNet's default; ``ftrl_update`` is
+always lazy) and a row_sparse gradient, only the rows the gradient stores are updated, weight and states alike: the op's own
 dense kernel runs on those rows, so each optimizer's arithmetic is written once and a 10^6-row
 embedding costs what its touched rows cost.  With ``lazy_update=False`` the gradient is made
 dense and every row is updated (weight decay and momentum reach all rows), as MXNet's standard
@@ -52,8 +53,9 @@ def _update(xp, prop, op_ctx, ins, out_stypes, out=None):
 
 _update.wants_out = True
 
-for _name in ("sgd_update", "sgd_mom_update", "adam_update", "adagrad_update", "ftrl_update", "rmsprop_update",
-              "nag_mom_update", "signsgd_update", "signum_update"):
+# the updates MXNet 1.9.1 has row_sparse kernels for; the others (rmsprop, nag, signum, ...) fall back to
+# a dense gradient, hence update every row, as MXNet does
+for _name in ("sgd_update", "sgd_mom_update", "adam_update", "adagrad_update", "ftrl_update"):
     from ..registry import _OPS
 
     if _name in _OPS:
