@@ -6,7 +6,7 @@
 >>> r = mx.nd.sparse.row_sparse_array(([[1., 2.]], [2]), shape=(4, 2))
 >>> r.asnumpy().tolist()
 [[0.0, 0.0], [0.0, 0.0], [1.0, 2.0], [0.0, 0.0]]
->>> mx.nd.sparse.zeros('csr', (2, 2)).asnumpy().sum()
+>>> float(mx.nd.sparse.zeros('csr', (2, 2)).asnumpy().sum())
 0.0
 """
 
