@@ -120,8 +120,9 @@ def test_rand_ndarray():
     assert x.shape == (2, 3) and x.dtype == np.float32 and x.context == mx.cpu(0)
     tu.assert_almost_equal(x, np.random.randn(2, 3).astype(np.float32))
     assert tu.rand_ndarray((4,), dtype="float64").dtype == np.float64
-    with pytest.raises(NotImplementedError, match="stype='csr' is not supported"):
-        tu.rand_ndarray((2, 2), stype="csr", density=0.5)
+    c = tu.rand_ndarray((4, 5), stype="csr", density=0.5)
+    assert c.stype == "csr" and c.shape == (4, 5)
+    c.check_format()
 
 
 def test_np_reduce():

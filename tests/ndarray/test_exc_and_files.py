@@ -126,8 +126,7 @@ def test_truncated_and_corrupt_buffers_raise(tmp_path):
             mx.nd.load_frombuffer(blob[:cut])
     with pytest.raises(mx.MXNetError, match="magic"):
         mx.nd.load_frombuffer(b"\x00" * 64)
-    with pytest.raises(mx.MXNetError, match="row_sparse"):
-        mx.nd.load(str(FIXTURES / "row-sparse.nd"))
+    assert all(a.stype == "row_sparse" for a in mx.nd.load(str(FIXTURES / "row-sparse.nd")))
 
 
 def test_failed_save_leaves_no_partial_file(tmp_path):

@@ -22,7 +22,8 @@ from table_pdf import CASES as _PDF
 from table_random_like import CASES as _RANDOM_LIKE
 from table_sequence_contrib import CASES as _SEQ_CONTRIB
 from table_shape import CASES as _SHAPE
+from table_sparse import CASES as _SPARSE
 
 CASES = [*_ELEMWISE, *_SHAPE, *_NN, *_EXTRA, *_MORE, *_LINALG, *_LAYER_NORM, *_SEQ_CONTRIB, *_IMAGE, *_OPTIMIZER,
          *_CUSTOM, *_BATCH_TAKE, *_ELEMENT_0INDEX, *_RANDOM_LIKE, *_PDF,
-         *_CORRELATION, *_CONTRIB_SMALL, *_CONTRIB_NN, *_CONTROL_FLOW, *_DETECTION, *_DEFORMABLE, *_NUMPY]
+         *_CORRELATION, *_CONTRIB_SMALL, *_CONTRIB_NN, *_CONTROL_FLOW, *_DETECTION, *_DEFORMABLE, *_NUMPY, *_SPARSE]
