@@ -23,7 +23,7 @@ from ..base import MXAsyncError, MXAsyncKeyError
 from ..io.base import DataDesc
 from ..kvstore.training import create_kvstore
 from ..model import load_checkpoint
-from ..model import save_checkpoint as _save_checkpoint
+from ..model import write_checkpoint as _save_checkpoint
 from ..ndarray import zeros
 from ..runtime.context import Context, cpu
 from .base_module import DEFAULT_INIT, BaseModule, resolve_initializer

@@ -200,7 +200,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run im2rec with ``argv`` (``sys.argv[1:]`` by default); returns the exit status."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    for flag, value, low in (("--resize", args.resize, 0), ("--chunks", args.chunks, 1),
+                             ("--num-thread", args.num_thread, 1), ("--quality", args.quality, 0)):
+        if value < low:
+            parser.error(f"{flag} must be at least {low}, got {value}")
+    if not (0.0 <= args.train_ratio <= 1.0 and 0.0 <= args.test_ratio <= 1.0
+            and args.train_ratio + args.test_ratio <= 1.0):
+        parser.error(f"--train-ratio {args.train_ratio} and --test-ratio {args.test_ratio}: each in [0, 1], "
+                     "their sum at most 1")
     try:
         return _run(args)
     except OSError as exc:  # a missing folder, a full disk, no permission: one line, not a traceback

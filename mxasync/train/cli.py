@@ -1,10 +1,11 @@
 """``mxasync train``: train a LeNet (or an MLP) on the bundled digits, with a live progress bar.
 
 Per epoch it prints and appends to ``OUT/metrics.jsonl`` (a previous run's file is rotated to
-``metrics.jsonl.1``, ``.2`` ..., never deleted) the training accuracy and
-cross-entropy and the exact validation ones; at the end it writes a checkpoint
-(``OUT/<network>-symbol.json`` and ``OUT/<network>-%04d.params``), with
-``--profile`` a Chrome trace (``OUT/profile.json``) and with ``--plot`` the curves.
+``metrics.jsonl.1``, ``.2`` ..., never deleted) the training accuracy and cross-entropy and
+the exact validation ones, and writes a checkpoint (``OUT/<network>-symbol.json``,
+``OUT/<network>-%04d.params`` and the optimizer's ``.states``; ``--resume`` continues from
+the latest); at the end, with ``--profile``, a Chrome trace (``OUT/profile.json``) and with
+``--plot`` the curves.
 
 The recipe: inputs standardised inside the graph, random shifts of up to 2 pixels,
 SGD with momentum 0.9 and a cosine learning-rate schedule, Xavier initialisation.
@@ -14,10 +15,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
+import json
 import math
 import os
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -88,6 +92,81 @@ def _finite(text: str) -> float:
     return value
 
 
+def _positive(text: str) -> float:
+    value = _finite(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
+    return value
+
+
+def _non_negative(text: str) -> float:
+    value = _finite(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return value
+
+
+def _natural(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    value = _natural(text)
+    if value >= 2**32:
+        raise argparse.ArgumentTypeError(f"must be below 2**32, got {value}")
+    return value
+
+
+# the KVStore types mx.kv.create knows (the dist ones need an MPI launch: mxasync launch)
+KVSTORES = ("local", "device", "local_update_cpu", "local_allreduce_cpu", "local_allreduce_device",
+            "dist_sync", "dist_device_sync", "dist_sync_device", "dist_async", "dist_device_async")
+
+
+def _kvstore(text: str) -> str:
+    if text not in KVSTORES:
+        raise argparse.ArgumentTypeError(f"unknown KVStore type {text!r}; expected one of {', '.join(KVSTORES)}")
+    return text
+
+
+def _png_path(text: str) -> Path:
+    """``--plot``: checked before training, so a bad path is a usage error, not a failure at the end."""
+    path = Path(text)
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file name such as curves.png")
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot write {text!r}: the folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"cannot write {text!r}: the folder {str(folder)!r} is not writable")
+    return path
+
+
+def _check_devices(parser: argparse.ArgumentParser, contexts: list[Context]) -> None:
+    """Each device type of ``--ctx`` has a backend (a gpu without CuPy is a usage error, not a traceback)."""
+    from ..backends import get_backend
+
+    for kind in sorted({c.device_type for c in contexts}):
+        try:
+            get_backend(kind)
+        except MXAsyncError as err:
+            hint = " (pip install 'mxasync[gpu]' on a machine with an NVIDIA GPU)" if kind == "gpu" else ""
+            parser.error(f"--ctx {kind}: {err}{hint}")
+    gpus = [c for c in contexts if c.device_type == "gpu"]
+    if gpus:
+        from ..runtime.context import num_gpus
+
+        have = num_gpus()
+        missing = [c for c in gpus if c.device_id >= have]
+        if missing:
+            parser.error(f"--ctx: {missing[0]} does not exist; this machine has {have} GPU(s)")
+
+
 @contextlib.contextmanager
 def _training_threads():
     """While this command trains: a 0.5 ms GIL switch interval, so a worker that finishes a
@@ -117,6 +196,22 @@ def _training_threads():
         sys.setswitchinterval(previous)
 
 
+def latest_checkpoint(prefix: str) -> int:
+    """The last epoch with both ``prefix-NNNN.params`` and its optimizer ``.states`` (0: none)."""
+    found = [0]
+    for path in Path(prefix).parent.glob(Path(prefix).name + "-*.params"):
+        tail = path.stem.rsplit("-", 1)[-1]
+        if tail.isdigit() and path.with_suffix(".states").is_file():
+            found.append(int(tail))
+    return max(found)
+
+
+def _read_rows(path: Path) -> list[dict]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mxasync train", description=__doc__.split("\n\n")[0].replace("``", ""),
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
@@ -124,16 +219,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epochs", type=_positive_int, default=15, help="passes over the training set")
     p.add_argument("--batch-size", type=_positive_int, default=64,
                    help="examples per batch (split over --ctx; at most the training set's size)")
-    p.add_argument("--lr", type=_finite, default=0.05, help="initial learning rate (cosine decay to 1%%)")
-    p.add_argument("--wd", type=_finite, default=1e-4, help="weight decay")
+    p.add_argument("--lr", type=_positive, default=0.05, help="initial learning rate (cosine decay to 1%%)")
+    p.add_argument("--wd", type=_non_negative, default=1e-4, help="weight decay")
     p.add_argument("--ctx", type=_contexts, default="cpu", help="contexts: cpu, cpu:0,1 (data parallel), gpu:0")
-    p.add_argument("--kvstore", default="local", help="KVStore type used with several contexts")
-    p.add_argument("--shift", type=int, default=2, help="random shift augmentation, pixels (0: off)")
-    p.add_argument("--seed", type=int, default=0, help="seeds initialisation, shuffling and augmentation")
+    p.add_argument("--kvstore", type=_kvstore, default="local", help="KVStore type used with several contexts")
+    p.add_argument("--shift", type=_natural, default=2, help="random shift augmentation, pixels (0: off)")
+    p.add_argument("--seed", type=_seed, default=0, help="seeds initialisation, shuffling and augmentation")
     p.add_argument("--out", type=_writable_folder, default="mxasync-train", help="folder for the checkpoint, log and trace")
     p.add_argument("--profile", action="store_true", help="write a Chrome trace to OUT/profile.json")
-    p.add_argument("--plot", metavar="PNG", help="draw train/validation curves (needs matplotlib)")
+    p.add_argument("--plot", metavar="PNG", type=_png_path, help="draw train/validation curves (needs matplotlib)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--resume", action="store_true",
+                   help="continue from the latest per-epoch checkpoint in OUT (weights, optimizer state, "
+                        "learning-rate schedule) up to --epochs")
     return p
 
 
@@ -162,6 +260,10 @@ def _train(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.batch_size > n_train:  # one padded batch of mostly copies: refuse rather than allocate it
         parser.error(f"--batch-size {args.batch_size} is larger than the training set ({n_train} examples)")
     contexts, out = args.ctx, args.out
+    _check_devices(parser, contexts)
+    if args.plot and importlib.util.find_spec("matplotlib") is None:  # said now, not after training
+        print("--plot skipped: matplotlib is not installed (pip install 'mxasync[plot]')", flush=True)
+        args.plot = None
     np.random.seed(args.seed)
     mx_random.seed(args.seed)
     train, val, (mean, std) = digits_data(args.batch_size, max_shift=args.shift, seed=args.seed)
@@ -170,11 +272,26 @@ def _train(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     print(f"mxasync train: {args.network} on digits 28x28 ({train.num_data} train / {val.num_data} val), "
           f"{args.epochs} epochs, batch {args.batch_size}, lr {args.lr}, ctx {contexts}", flush=True)
 
-    mod = Module(net, context=contexts)
+    prefix = str(out / args.network)
     log_path = out / "metrics.jsonl"
+    begin = latest_checkpoint(prefix) if args.resume else 0
+    if args.resume and begin == 0:
+        parser.error(f"--resume: no checkpoint of {args.network} in {str(out)!r} "
+                     f"({prefix}-NNNN.params with its .states); train without --resume first")
+    if begin >= args.epochs:
+        print(f"mxasync train: {prefix}-{begin:04d}.params already has {begin} epochs (--epochs {args.epochs}); "
+              "nothing to do", flush=True)
+        return 0
+    rows = _read_rows(log_path)[:begin]  # a resumed run continues the log of the epochs it keeps
     kept = rotate(log_path)  # the previous runs' logs are kept, never deleted
     if kept:
         print(f"mxasync train: the previous {log_path.name} is kept as {kept.name}", flush=True)
+    if begin:
+        mod = Module.load(prefix, begin, load_optimizer_states=True, context=contexts)
+        log_path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        print(f"resuming from {prefix}-{begin:04d}.params: epochs {begin + 1} to {args.epochs}", flush=True)
+    else:
+        mod = Module(net, context=contexts)
     log = MetricsLog(log_path)
     train_metric = metric.create(["acc", "ce"])
     bar = None if args.quiet else ProgressBar(total=batches)
@@ -190,6 +307,7 @@ def _train(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                    val_accuracy=val_acc, val_cross_entropy=val_ce, seconds=round(seconds, 3))
         print(f"epoch {epoch + 1:>3}/{args.epochs}  train acc {tr['accuracy']:.4f} ce {tr['cross-entropy']:.4f}"
               f"  |  val acc {val_acc:.4f} ce {val_ce:.4f}  |  {seconds:.2f} s", flush=True)
+        mod.save_checkpoint(prefix, epoch + 1, save_optimizer_states=True)  # what --resume continues from
         clock["epoch"] = time.perf_counter()
 
     if args.profile:
@@ -197,23 +315,24 @@ def _train(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         profiler.set_state("run")
     start = time.perf_counter()
     schedule = CosineScheduler(max_update=max(args.epochs * batches, 1), base_lr=args.lr, final_lr=args.lr * 0.01)
-    with _training_threads():
-        mod.fit(train, eval_metric=train_metric, num_epoch=args.epochs, kvstore=args.kvstore, optimizer="sgd",
-                optimizer_params={"learning_rate": args.lr, "momentum": 0.9, "wd": args.wd,
-                                  "lr_scheduler": schedule},
+    with _training_threads(), warnings.catch_warnings():
+        # resumed weights are loaded on purpose: fit's "already initialized" notice says nothing here
+        warnings.filterwarnings("ignore", message="Parameters already initialized")
+        mod.fit(train, eval_metric=train_metric, num_epoch=args.epochs, begin_epoch=begin, kvstore=args.kvstore,
+                optimizer="sgd", optimizer_params={"learning_rate": args.lr, "momentum": 0.9, "wd": args.wd,
+                                                   "lr_scheduler": schedule, "begin_num_update": begin * batches},
                 initializer=initializer.Xavier(magnitude=2.34), batch_end_callback=bar,
                 epoch_end_callback=on_epoch_end)
     elapsed = time.perf_counter() - start
     if args.profile:
         profiler.set_state("stop")
         profiler.dump()
-    prefix = str(out / args.network)
-    mod.save_checkpoint(prefix, args.epochs)
     final = log.rows[-1] if log.rows else {"val_accuracy": float("nan")}
     correct = round(final["val_accuracy"] * val.num_data)
     print(f"final validation accuracy {final['val_accuracy']:.4f} ({correct}/{val.num_data}) "
           f"after {args.epochs} epochs in {elapsed:.1f} s", flush=True)
-    print(f"checkpoint: {prefix}-symbol.json, {prefix}-{args.epochs:04d}.params; log: {log_path}", flush=True)
+    print(f"checkpoint: {prefix}-symbol.json, {prefix}-{args.epochs:04d}.params (one per epoch); log: {log_path}",
+          flush=True)
     if args.profile:
         print(f"trace: {out / 'profile.json'} (open in https://ui.perfetto.dev or chrome://tracing)", flush=True)
     if args.plot:

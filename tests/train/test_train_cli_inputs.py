@@ -1,0 +1,88 @@
+"""Bad command-line inputs end in one usage line (never a traceback, never a silent run), and --resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mxasync import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--ctx", "gpu:0"], "--ctx gpu: no backend available for device type 'gpu'"),
+    (["--kvstore", "bogus"], "--kvstore: unknown KVStore type 'bogus'"),
+    (["--lr", "-1"], "--lr: must be greater than 0, got -1"),
+    (["--lr", "0"], "--lr: must be greater than 0"),
+    (["--seed", "-1"], "--seed: must be 0 or more, got -1"),
+    (["--seed", str(2**32)], "--seed: must be below 2**32"),
+    (["--shift", "-3"], "--shift: must be 0 or more, got -3"),
+    (["--wd", "-5"], "--wd: must be 0 or more, got -5"),
+    (["--plot", "/no/such/folder/curves.png"], "--plot: cannot write '/no/such/folder/curves.png'"),
+])
+def test_train_refuses_bad_inputs_before_training(tmp_path, capsys, argv, message):
+    if argv[:2] == ["--ctx", "gpu:0"]:
+        from mxasync.runtime.context import num_gpus
+
+        if num_gpus():
+            pytest.skip("this machine has a GPU")
+    with pytest.raises(SystemExit) as info:
+        cli.main(["train", "--epochs", "1", "--quiet", "--out", str(tmp_path / "run"), *argv])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not list((tmp_path / "run").glob("*.*"))  # nothing trained, nothing written
+
+
+def test_im2rec_and_launch_on_missing_paths(tmp_path, capsys):
+    assert cli.main(["im2rec", "--list", str(tmp_path / "data"), str(tmp_path / "missing")]) == 1
+    err = capsys.readouterr().err
+    assert f"the image root '{tmp_path / 'missing'}' is not a folder" in err and "Traceback" not in err
+    (tmp_path / "images").mkdir()
+    with pytest.raises(SystemExit) as info:
+        cli.main(["im2rec", "--resize", "-5", str(tmp_path / "data"), str(tmp_path / "images")])
+    assert info.value.code == 2 and "--resize must be at least 0, got -5" in capsys.readouterr().err
+    assert cli.main(["launch", "-n", "1", "--mpirun", sys.executable, str(tmp_path / "nope.py")]) == 2
+    assert "no such script" in capsys.readouterr().err
+
+
+def test_python_dash_m_mxasync():
+    res = subprocess.run([sys.executable, "-m", "mxasync", "--help"], capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert res.returncode == 0 and "usage: mxasync <command>" in res.stdout and "run" in res.stdout
+
+
+def test_resume_continues_from_the_per_epoch_checkpoints(tmp_path, capsys):
+    out = tmp_path / "run"
+    base = ["train", "--network", "mlp", "--quiet", "--out", str(out), "--batch-size", "128"]
+    assert cli.main([*base, "--epochs", "1"]) == 0
+    assert (out / "mlp-0001.params").is_file() and (out / "mlp-0001.states").is_file()
+    capsys.readouterr()
+    assert cli.main([*base, "--epochs", "2", "--resume"]) == 0
+    text = capsys.readouterr().out
+    assert f"resuming from {out / 'mlp'}-0001.params: epochs 2 to 2" in text and "epoch   2/2" in text
+    assert "epoch   1/2" not in text
+    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [r["epoch"] for r in rows] == [0, 1] and (out / "mlp-0002.params").is_file()
+    assert cli.main([*base, "--epochs", "2", "--resume"]) == 0
+    assert "nothing to do" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as info:
+        cli.main(["train", "--quiet", "--out", str(tmp_path / "empty"), "--resume"])
+    assert info.value.code == 2 and "--resume: no checkpoint of lenet" in capsys.readouterr().err
+
+
+def test_save_checkpoint_logs_where_it_saved(tmp_path, caplog):
+    import logging
+
+    import mxasync as mx
+
+    x = mx.sym.Variable("x")
+    with caplog.at_level(logging.INFO):
+        mx.model.save_checkpoint(str(tmp_path / "m"), 3, x * 2, {"w": mx.nd.ones((1,))}, {})
+    assert f'Saved checkpoint to "{tmp_path / "m"}-0003.params"' in caplog.text
