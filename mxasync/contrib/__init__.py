@@ -2,12 +2,12 @@
 
 from ..ndarray import contrib as ndarray
 from ..symbol import contrib as symbol
-from . import amp
+from . import amp, io
 
 nd = ndarray
 sym = symbol
 
-__all__ = ["ndarray", "symbol", "nd", "sym", "amp", "onnx"]
+__all__ = ["ndarray", "symbol", "nd", "sym", "amp", "io", "onnx"]
 
 
 def __getattr__(name: str):

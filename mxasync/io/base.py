@@ -9,6 +9,7 @@ DataDesc[data,(32, 3, 28, 28),<class 'numpy.float32'>,NCHW]
 
 from __future__ import annotations
 
+import warnings
 from collections import namedtuple
 from collections.abc import Sequence
 from typing import Any
@@ -17,7 +18,20 @@ import anyio
 import anyio.to_thread
 import numpy as np
 
-__all__ = ["DataDesc", "DataBatch", "DataIter"]
+__all__ = ["DataDesc", "DataBatch", "DataIter", "ignore_unknown_kwargs"]
+
+
+def ignore_unknown_kwargs(iterator: str, kwargs: dict[str, Any], known=()) -> dict[str, Any]:
+    """The ``kwargs`` an iterator takes; the others are dropped with one warning naming them.
+
+    MXNet's C++ iterators parse their arguments allowing unknown keys, so scripts pass
+    options one iterator ignores (``MNISTIter(input_shape=...)``): they run here too.
+    """
+    unknown = sorted(set(kwargs) - set(known))
+    if unknown:
+        warnings.warn(f"{iterator}: ignoring {', '.join(f'{k}={kwargs[k]!r}' for k in unknown)} "
+                      "(not options of this iterator; MXNet ignores them too)", UserWarning, stacklevel=3)
+    return {k: v for k, v in kwargs.items() if k in known}
 
 
 class DataDesc(namedtuple("DataDesc", ["name", "shape"])):

@@ -24,7 +24,7 @@ import numpy as np
 from ..base import MXAsyncError
 from ..ndarray import NDArray
 from ..ndarray import array as nd_array
-from .base import DataBatch, DataDesc, DataIter
+from .base import DataBatch, DataDesc, DataIter, ignore_unknown_kwargs
 
 __all__ = ["CSVIter"]
 
@@ -70,8 +70,9 @@ class CSVIter(DataIter):
     def __init__(self, data_csv: str | os.PathLike[str], data_shape, batch_size: int,
                  label_csv: str | os.PathLike[str] | None = None, label_shape=(1,), round_batch: bool = True,
                  dtype: str | None = None, prefetch_buffer: int = 4, ctx=None,
-                 data_name: str = "data", label_name: str = "softmax_label"):
+                 data_name: str = "data", label_name: str = "softmax_label", **kwargs):
         super().__init__(int(batch_size))
+        ignore_unknown_kwargs("CSVIter", kwargs)
         name = "float32" if dtype is None else np.dtype(dtype).name
         if name not in _DTYPES:
             raise MXAsyncError(f"CSVIter: dtype {name} is not supported; use one of {sorted(_DTYPES)}")

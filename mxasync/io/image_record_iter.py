@@ -20,6 +20,7 @@ workers, ``prefetch_buffer`` batches ahead, ``round_batch``) is done by the nump
 
 from __future__ import annotations
 
+import inspect
 import os
 from typing import Any
 
@@ -30,12 +31,17 @@ from ..ndarray import NDArray
 from ..ndarray import array as nd_array
 from ..ndarray.chunk import Chunk
 from ..runtime.context import Context, current_context
-from .base import DataBatch, DataDesc, DataIter
+from .base import DataBatch, DataDesc, DataIter, ignore_unknown_kwargs
 
 __all__ = ["ImageRecordIter", "ImageRecordUInt8Iter"]
 
 # MXNet options that change nothing here (logging, C++ threading details)
 _IGNORED = {"verbose", "shuffle_chunk_size", "shuffle_chunk_seed"}
+
+
+def _pipeline_options(pipeline) -> set[str]:
+    return {n for n, p in inspect.signature(pipeline.__init__).parameters.items()
+            if p.kind is p.KEYWORD_ONLY or p.kind is p.POSITIONAL_OR_KEYWORD}
 
 
 class ImageRecordIter(DataIter):
@@ -64,6 +70,9 @@ class ImageRecordIter(DataIter):
 
         for key in _IGNORED & set(kwargs):
             kwargs.pop(key)
+        kwargs = ignore_unknown_kwargs(type(self).__name__, kwargs, _pipeline_options(RecordImagePipeline))
+        if path_imgidx == "":  # MXNet's default: no index file
+            path_imgidx = None
         channels = int(data_shape[0]) if len(data_shape) else 0
         means = [mean_r, mean_g, mean_b, mean_a][:channels]  # gray images use mean_r/std_r, as in MXNet
         stds = [std_r, std_g, std_b, std_a][:channels]

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..base import MXAsyncError
 from ..ndarray.sparse import csr_matrix
-from .base import DataIter
+from .base import DataIter, ignore_unknown_kwargs
 from .csv_iter import CSVIter
 
 __all__ = ["LibSVMIter", "read_libsvm"]
@@ -79,8 +79,9 @@ class LibSVMIter(CSVIter):
     def __init__(self, data_libsvm: str | os.PathLike[str], data_shape, batch_size: int,
                  label_libsvm: str | os.PathLike[str] | None = None, label_shape=(1,), round_batch: bool = True,
                  num_parts: int = 1, part_index: int = 0, prefetch_buffer: int = 4, ctx=None,
-                 data_name: str = "data", label_name: str = "softmax_label"):
+                 data_name: str = "data", label_name: str = "softmax_label", **kwargs):
         DataIter.__init__(self, int(batch_size))
+        ignore_unknown_kwargs("LibSVMIter", kwargs)
         if not 0 <= part_index < num_parts:
             raise MXAsyncError(f"LibSVMIter: part_index {part_index} is outside 0..{num_parts - 1}")
         self.dtype = np.dtype(np.float32)

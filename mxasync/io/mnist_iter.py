@@ -19,7 +19,7 @@ import numpy as np
 from ..base import MXAsyncError
 from ..ndarray import NDArray
 from ..ndarray import array as nd_array
-from .base import DataBatch, DataDesc, DataIter
+from .base import DataBatch, DataDesc, DataIter, ignore_unknown_kwargs
 
 __all__ = ["MNISTIter", "read_idx"]
 
@@ -67,8 +67,9 @@ class MNISTIter(DataIter):
                  label: str | os.PathLike[str] = "./train-labels-idx1-ubyte", batch_size: int = 128,
                  shuffle: bool = True, flat: bool = False, seed: int = 0, silent: bool = False,
                  num_parts: int = 1, part_index: int = 0, prefetch_buffer: int = 4, ctx=None, dtype=None,
-                 data_shape=None, data_name: str = "data", label_name: str = "softmax_label"):
+                 data_shape=None, data_name: str = "data", label_name: str = "softmax_label", **kwargs):
         super().__init__(int(batch_size))
+        ignore_unknown_kwargs("MNISTIter", kwargs)
         if not 0 <= part_index < num_parts:
             raise MXAsyncError(f"MNISTIter: part_index {part_index} is outside 0..{num_parts - 1}")
         images = read_idx(image)

@@ -68,6 +68,7 @@ from .compare import (
     same,
 )
 from .consistency import check_consistency
+from .datasets import DataUnavailableError, get_cifar10, get_mnist, get_mnist_iterator, get_mnist_ubyte
 from .env import (
     default_atols,
     default_numeric_eps,
@@ -121,6 +122,7 @@ __all__ = [
     "default_atols", "default_numeric_eps", "default_rtols", "discard_stderr", "download", "environment",
     "get_im2rec_path", "has_tvm_ops", "is_aarch64_run", "is_cd_run", "is_op_runnable", "list_gpus",
     "random_sample", "retry", "compare_ndarray_tuple", "compare_optimizer",
+    "get_mnist", "get_mnist_ubyte", "get_mnist_iterator", "get_cifar10", "DataUnavailableError",
     "chi_square_check", "gen_buckets_probs_with_ppf", "mean_check", "var_check", "verify_generator", "use_np",
     "create_sparse_array", "create_sparse_array_zd", "rand_sparse_ndarray", "shuffle_csr_column_indices",
     # what MXNet's star import gives besides its own functions

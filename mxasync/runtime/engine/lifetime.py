@@ -10,6 +10,7 @@ import weakref
 from typing import Any
 
 from ...base import env_float
+from ..profiler import core as profiler
 from .fork import restart_in_child
 from .threaded import Engine
 
@@ -29,6 +30,8 @@ def _drain_at_exit() -> None:
     if eng._loop.in_loop_thread():
         return
     eng._waits.idle(_exit_timeout())
+    with contextlib.suppress(Exception):  # an unwritable trace path must not turn exit into a traceback
+        profiler.dump_at_exit()
 
 
 _fork_state: dict[str, Any] = {}

@@ -83,6 +83,7 @@ class Profiler:
         self.continuous_dump = False
         self.state = "stop"
         self.paused = False
+        self.undumped = False  # started since the last dump: the trace is written at exit (MXNet's rule)
         self._records: list[Record] = []
         self._origin = time.perf_counter()
         self._pid = os.getpid()
@@ -184,6 +185,8 @@ def set_state(state: str = "stop") -> None:
         raise MXAsyncError(f"profiler.set_state: state must be 'run' or 'stop', got {state!r}")
     _PROFILER.state = state
     _PROFILER.paused = False
+    if state == "run":
+        _PROFILER.undumped = True
     _sync_engine()
 
 
@@ -226,5 +229,14 @@ def dump(finished: bool = True) -> None:
     ``finished=False`` keeps the records (MXNet's continuous dump: each dump rewrites the whole trace).
     """
     write_file(_PROFILER.filename, json.dumps(_PROFILER.trace()))
+    _PROFILER.undumped = _PROFILER.state == "run"
     if finished:
         _PROFILER.clear()
+
+
+def dump_at_exit() -> None:
+    """At interpreter exit (after the engine drained): a profiler started since the last
+    :func:`dump` writes its trace to the configured file, as MXNet does."""
+    if _PROFILER.undumped:
+        _PROFILER.state = "stop"
+        dump()
