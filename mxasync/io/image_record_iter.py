@@ -40,8 +40,14 @@ _IGNORED = {"verbose", "shuffle_chunk_size", "shuffle_chunk_seed"}
 
 
 def _pipeline_options(pipeline) -> set[str]:
-    return {n for n, p in inspect.signature(pipeline.__init__).parameters.items()
-            if p.kind is p.KEYWORD_ONLY or p.kind is p.POSITIONAL_OR_KEYWORD}
+    """The keywords the image pipeline takes: its own and its augmenter's (where its ``**aug_kwargs`` go)."""
+    from .image.augment import ImageAugmenter
+
+    names: set[str] = set()
+    for fn in (pipeline.__init__, ImageAugmenter.__init__):
+        names |= {n for n, p in inspect.signature(fn).parameters.items()
+                  if p.kind is p.KEYWORD_ONLY or p.kind is p.POSITIONAL_OR_KEYWORD}
+    return names - {"self", "size"}
 
 
 class ImageRecordIter(DataIter):
