@@ -106,14 +106,14 @@ def main(argv: list[str] | None = None) -> int:
     if opts.num_workers < 1 or opts.num_servers < 0:
         print("mxasync launch: -n must be >= 1 and --num-servers >= 0", file=sys.stderr)
         return 2
-    if not os.path.isfile(opts.script):
-        print(f"mxasync launch: no such script: {opts.script}", file=sys.stderr)
-        return 2
     mpirun = shutil.which(opts.mpirun)
     if mpirun is None:
         print(f"mxasync launch: {opts.mpirun!r} not found; install an MPI runtime "
               "(apt-get install openmpi-bin) and mpi4py (pip install 'mxasync[dist]')", file=sys.stderr)
         return 127
+    if not os.path.isfile(opts.script):
+        print(f"mxasync launch: no such script: {opts.script}", file=sys.stderr)
+        return 2
     cmd = build_command(opts, _is_open_mpi(mpirun))
     if opts.dry_run:
         print(" ".join(cmd))
