@@ -15,7 +15,7 @@ import pytest
 import mxasync as mx
 
 # the kernels package re-exports functions under its modules' names: import the modules
-convk = import_module("mxasync.operator.kernels.convolution")
+convk = import_module("mxasync.operator.kernels.conv.convolution")
 fck = import_module("mxasync.operator.kernels.fully_connected")
 
 
@@ -117,7 +117,7 @@ def test_max_pool_backward_first_max_takes_the_gradient(kernel, stride):
 
 @pytest.mark.parametrize("nsp", [1, 2, 3])
 def test_im2col_window_view_matches_one_copy_per_offset(nsp):
-    im2col = import_module("mxasync.operator.kernels.im2col")
+    im2col = import_module("mxasync.operator.kernels.conv.im2col")
     util = import_module("mxasync.operator.kernels._util")
     rng = np.random.default_rng(nsp)
     for _ in range(6):

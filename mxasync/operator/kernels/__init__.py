@@ -7,14 +7,11 @@ Parameter names and defaults follow MXNet 1.9.
 """
 
 # Module handles: a function re-exported below shares its module's name and hides
-# it as an attribute, so ``from .kernels import _mod_convolution`` reaches the module.
+# it as an attribute, so ``from .kernels import _mod_pooling`` reaches the module.
 from . import activation as _mod_activation
 from . import batch_norm as _mod_batch_norm
-from . import convolution as _mod_convolution
-from . import deconvolution as _mod_deconvolution
 from . import dropout as _mod_dropout
 from . import fully_connected as _mod_fully_connected
-from . import im2col as _mod_im2col
 from . import lrn as _mod_lrn
 from . import optimizer as _mod_optimizer
 from . import output as _mod_output
@@ -22,11 +19,18 @@ from . import pooling as _mod_pooling
 from . import softmax as _mod_softmax
 from .activation import activation, activation_backward, leaky_relu, leaky_relu_backward
 from .batch_norm import batch_norm, batch_norm_backward, batch_norm_update_moving
-from .convolution import convolution, convolution_backward
-from .deconvolution import deconv_pad_adj, deconvolution, deconvolution_backward
+from .conv import (
+    col2im,
+    conv_out_size,
+    convolution,
+    convolution_backward,
+    deconv_pad_adj,
+    deconvolution,
+    deconvolution_backward,
+    im2col,
+)
 from .dropout import dropout, dropout_backward, rrelu, rrelu_backward
 from .fully_connected import fully_connected, fully_connected_backward
-from .im2col import col2im, conv_out_size, im2col
 from .lrn import lrn, lrn_backward
 from .optimizer import (
     adagrad_update,

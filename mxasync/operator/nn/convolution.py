@@ -18,12 +18,12 @@ from importlib import import_module
 from typing import ClassVar, Literal, Optional
 
 from ..functional import FunctionalProperty, defop
-from ..kernels.im2col import conv_out_size, conv_params
+from ..kernels.conv.im2col import conv_out_size, conv_params
 from ..params import Field, OpParam, Shape
 
 # the kernels package re-exports functions under its modules' names: bind the modules
-convk = import_module("..kernels.convolution", __package__)
-deconvk = import_module("..kernels.deconvolution", __package__)
+convk = import_module("..kernels.conv.convolution", __package__)
+deconvk = import_module("..kernels.conv.deconvolution", __package__)
 poolk = import_module("..kernels.pooling", __package__)
 
 __all__: list[str] = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from ..functional import FunctionalProperty, defop
-from ..kernels.im2col import col2im, conv_out_size, conv_params, im2col
+from ..kernels.conv.im2col import col2im, conv_out_size, conv_params, im2col
 from ..params import OpParam
 
 __all__ = ["Im2colParam", "Col2imParam"]

@@ -13,7 +13,7 @@ from typing import Literal
 from ..functional import FunctionalProperty, defop
 from ..params import Field, OpParam
 
-deconvk = import_module("..kernels.deconvolution", __package__)
+deconvk = import_module("..kernels.conv.deconvolution", __package__)
 
 __all__ = ["UpSamplingParam"]
 

@@ -7,7 +7,8 @@ import itertools
 import numpy as np
 import pytest
 
-from mxasync.operator.kernels import _conv_core, col2im, convolution, convolution_backward, im2col
+from mxasync.operator.kernels import col2im, convolution, convolution_backward, im2col
+from mxasync.operator.kernels.conv import _core as _conv_core
 
 # (data shape, num_filter, kernel, stride, dilate, pad, num_group)
 CASES = [

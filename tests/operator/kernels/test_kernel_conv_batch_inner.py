@@ -5,7 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mxasync.operator.kernels import _colstore, _conv_batch_inner, _conv_core, convolution, convolution_backward
+from mxasync.operator.kernels import convolution, convolution_backward
+from mxasync.operator.kernels.conv import _batch_inner as _conv_batch_inner
+from mxasync.operator.kernels.conv import _colstore
+from mxasync.operator.kernels.conv import _core as _conv_core
 
 from .test_kernel_conv import CASES, IDS, _make, conv_reference
 

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 import mxasync as mx
-from mxasync.operator.kernels import _colstore, _conv_core, convolution, convolution_backward
+from mxasync.operator.kernels import convolution, convolution_backward
+from mxasync.operator.kernels.conv import _colstore
+from mxasync.operator.kernels.conv import _core as _conv_core
 
 KW = dict(kernel=(3, 3), pad=(1, 1), num_filter=4)
 

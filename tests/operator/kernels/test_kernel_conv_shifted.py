@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mxasync.operator.kernels import _conv_shifted, convolution, convolution_backward
+from mxasync.operator.kernels import convolution, convolution_backward
+from mxasync.operator.kernels.conv import _shifted as _conv_shifted
 
 from .test_kernel_conv import CASES, IDS, _make, conv_reference
 
@@ -58,7 +59,8 @@ def test_chosen_by_itself_for_wide_layers(rng, check, monkeypatch):
 
 
 def test_training_forward_keeps_no_columns_and_the_weight_gradient_recomputes_them(rng, check, monkeypatch):
-    from mxasync.operator.kernels import _colstore, _conv_core
+    from mxasync.operator.kernels.conv import _colstore
+    from mxasync.operator.kernels.conv import _core as _conv_core
 
     store = _colstore.ColumnStore(budget=1 << 24)
     monkeypatch.setattr(_conv_core, "COLUMNS", store)

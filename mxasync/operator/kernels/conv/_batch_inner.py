@@ -1,6 +1,6 @@
 """Convolution with the batch as the innermost axis: one GEMM for the whole batch (numpy only).
 
-:mod:`._conv_core` lays columns out ``(N, C, *kernel, *out)`` and runs one small GEMM per
+:mod:`._core` lays columns out ``(N, C, *kernel, *out)`` and runs one small GEMM per
 sample. When the output planes are small and the batch is large (LeNet's second layer:
 64 samples of 8x8), that is slow twice over: the per-sample GEMMs are too small for BLAS
 to reach speed, and every im2col/col2im copy moves runs of only ``out_w`` elements.
@@ -12,7 +12,7 @@ conv2 (64x20x12x12, 50 filters 5x5, 2-core Xeon): im2col 1.32 -> 0.50 ms, GEMM 1
 weight gradient also sums ``N`` partial ``F x C*K`` products, a large temporary when the
 planes are small and the layer wide (ResNet's 7x7 layers): here it is one GEMM.
 
-The layout pays on small output planes (:func:`pays`); bigger ones go to :mod:`._conv_shifted`
+The layout pays on small output planes (:func:`pays`); bigger ones go to :mod:`._shifted`
 (unit stride, enough channels: ResNet's first stage) or the per-sample layout.
 """
 
@@ -23,7 +23,7 @@ import itertools
 import numpy
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ._util import Array, Shape, matmul_for, prod, split_rows, window_slices
+from .._util import Array, Shape, matmul_for, prod, split_rows, window_slices
 
 # Cap on the whole-batch column buffer; above it the per-sample path, which works in chunks.
 MAX_COLUMN_BYTES = 96 << 20

@@ -3,8 +3,8 @@
 Weights are taken pre-grouped as ``w_g`` of shape ``(G, F/G, C/G * prod(kernel))``.  On numpy
 each call picks one of three layouts by the layer's shape:
 
-* :mod:`._conv_batch_inner` for small output planes: the batch innermost, one GEMM per batch;
-* :mod:`._conv_shifted` for other unit-stride layers with enough channels: no im2col, one GEMM
+* :mod:`._batch_inner` for small output planes: the batch innermost, one GEMM per batch;
+* :mod:`._shifted` for other unit-stride layers with enough channels: no im2col, one GEMM
   per kernel offset over shifted views of the input;
 * the per-sample layout here for the rest: one broadcasting matmul
   ``(G, Fg, CgK) @ (b, G, CgK, P)`` over a chunk of samples whose column buffer stays near the
@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy
 
-from . import _conv_batch_inner as batch_inner
-from . import _conv_shifted as shifted
+from .._util import Array, Shape, matmul_for, out_view, pad_spatial, prod, split_rows
+from . import _batch_inner as batch_inner
+from . import _shifted as shifted
 from ._colstore import COLUMNS
-from ._util import Array, Shape, matmul_for, out_view, pad_spatial, prod, split_rows
 from .im2col import col2im_nd, conv_out_size, im2col_nd
 
 # Column bytes per chunk on numpy (measured on a 32 MiB-L3 EPYC: 8-16 MiB is the sweet spot).
@@ -61,7 +61,7 @@ def col_geometry(x: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Sha
 
 
 def _batch_inner(xp: Any, n: int, c: int, osp: Shape, kernel: Shape, stride: Shape, itemsize: int) -> bool:
-    """Whether this geometry runs in :mod:`._conv_batch_inner`'s one-GEMM layout."""
+    """Whether this geometry runs in :mod:`._batch_inner`'s one-GEMM layout."""
     ck = c * prod(kernel)
     return xp is numpy and batch_inner.pays(ck, osp, stride, n * ck * prod(osp) * itemsize)
 

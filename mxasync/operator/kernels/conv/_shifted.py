@@ -14,7 +14,7 @@ of the output gradient with the flipped kernel).  A training forward keeps no co
 the weight gradient recomputes them chunk by chunk (4.6 ms on that layer) rather than have
 58 MB per layer kept (ResNet-18's step: 700 -> 650 ms, 60 MB less resident, and no page faults
 on fresh column buffers once the keep budget runs out); a weight gradient over shifted views
-measured 15 ms against 5 ms from columns.  Small planes go to :mod:`._conv_batch_inner`.
+measured 15 ms against 5 ms from columns.  Small planes go to :mod:`._batch_inner`.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import itertools
 
 import numpy
 
-from ._host import matmul_into_rows
-from ._util import Array, Shape, pad_spatial, prod
+from .._host import matmul_into_rows
+from .._util import Array, Shape, pad_spatial, prod
 
 #: ``C / groups`` below which the per-offset GEMMs (their inner dimension) are too thin to pay.
 MIN_CHANNELS = 16

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ._conv_core import conv_backward_data, conv_backward_weight, conv_forward, grad_layout
-from ._util import Array, check_layout, out_view
+from .._util import Array, check_layout, out_view
+from ._core import conv_backward_data, conv_backward_weight, conv_forward, grad_layout
 from .im2col import conv_params
 
 

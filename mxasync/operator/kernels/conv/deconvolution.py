@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ._conv_core import conv_backward_data, conv_backward_weight, conv_forward
-from ._util import Array, Shape, check_layout, ntuple
+from .._util import Array, Shape, check_layout, ntuple
+from ._core import conv_backward_data, conv_backward_weight, conv_forward
 from .convolution import bias_shape
 from .im2col import conv_params
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ._util import Array, Shape, crop_spatial, ntuple, pad_spatial, prod, window_slices
+from .._util import Array, Shape, crop_spatial, ntuple, pad_spatial, prod, window_slices
 
 
 def conv_out_size(size: int, kernel: int, stride: int, pad: int, dilate: int) -> int:
