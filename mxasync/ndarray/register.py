@@ -42,9 +42,11 @@ def make_function(op_name: str):
 
 
 def populate(namespace: dict) -> None:
-    """Add a function for every registered op name (aliases included) to ``namespace``."""
+    """Add a function for every public op name (aliases included) to ``namespace``.
+
+    Names starting with ``_`` stay out, as MXNet sorts them: ``mx.nd._internal`` has them
+    all, and ``_contrib_*``, ``_linalg_*``, ``_image_*`` appear in their family modules.
+    """
     for name in list_ops(include_aliases=True):
-        if name.startswith(("_test_", "_doc_")):  # registered by tests and doctests
-            continue
-        if name not in namespace:
+        if not name.startswith("_") and name not in namespace:
             namespace[name] = make_function(name)

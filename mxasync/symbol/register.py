@@ -122,7 +122,11 @@ def make_function(op_name: str):
 
 
 def populate(namespace: dict) -> None:
-    """Add a function for every registered op name (aliases included) to ``namespace``."""
+    """Add a function for every public op name (aliases included) to ``namespace``.
+
+    Names starting with ``_`` stay out, as MXNet sorts them: ``mx.sym._internal`` has them
+    all, and ``_contrib_*``, ``_linalg_*``, ``_image_*`` appear in their family modules.
+    """
     for op_name in list_ops(include_aliases=True):
-        if op_name not in namespace:
+        if not op_name.startswith("_") and op_name not in namespace:
             namespace[op_name] = make_function(op_name)

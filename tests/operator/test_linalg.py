@@ -96,7 +96,7 @@ def test_namespaces():
     a, b = mx.nd.array(np.arange(6.0).reshape(2, 3)), mx.nd.array(np.ones((3, 2)))
     np.testing.assert_allclose(mx.nd.linalg.gemm2(a, b, False, False, 2.0).asnumpy(), 2 * np.arange(6.0)
                                .reshape(2, 3) @ np.ones((3, 2)))
-    np.testing.assert_allclose(mx.nd.linalg_gemm2(a, b).asnumpy(), mx.nd._linalg_gemm2(a, b).asnumpy())
+    np.testing.assert_allclose(mx.nd.linalg_gemm2(a, b).asnumpy(), mx.nd._internal._linalg_gemm2(a, b).asnumpy())
     x = mx.sym.Variable("x")
     q, lo = mx.sym.linalg.gelqf(x)
     assert mx.sym.Group([q, lo]).infer_shape(x=(2, 3))[1] == [(2, 3), (2, 2)]
@@ -118,5 +118,5 @@ def test_gather_nd_autograd_adds_duplicates():
 
 def test_scatter_set_nd_keeps_the_rest():
     lhs = mx.nd.ones((2, 2))
-    out = mx.nd._scatter_set_nd(lhs, mx.nd.array([2, 3, 0]), mx.nd.array([[1, 1, 0], [0, 1, 0]]), shape=(2, 2))
+    out = mx.nd._internal._scatter_set_nd(lhs, mx.nd.array([2, 3, 0]), mx.nd.array([[1, 1, 0], [0, 1, 0]]), shape=(2, 2))
     np.testing.assert_array_equal(out.asnumpy(), [[0, 1], [2, 3]])

@@ -180,11 +180,11 @@ def test_creation_and_attribute_ops():
                                rtol=1e-6)
     np.testing.assert_array_equal(forward("_arange", dict(start=2, stop=7, step=2, repeat=2), [])[0],
                                   [2, 2, 4, 4, 6, 6])
-    assert mx.sym._zeros(shape=(2, 3)).list_arguments() == []
+    assert mx.sym._internal._zeros(shape=(2, 3)).list_arguments() == []
     x = np.zeros((3, 2, 4), np.float32)
     np.testing.assert_array_equal(forward("shape_array", {}, [x])[0], [3, 2, 4])
     assert forward("size_array", {}, [x])[0].dtype == np.int64
-    s = mx.sym._identity_with_attr_like_rhs(mx.sym.Variable("a"), mx.sym.Variable("b"))
+    s = mx.sym._internal._identity_with_attr_like_rhs(mx.sym.Variable("a"), mx.sym.Variable("b"))
     assert s.infer_shape(b=(2, 3))[0] == [(2, 3), (2, 3)]
     np.testing.assert_array_equal(forward("diag", dict(k=-1), [np.arange(12.0).reshape(3, 4)])[0], [4, 9])
     np.testing.assert_array_equal(forward("diag", dict(k=1, axis1=1, axis2=2), [np.arange(24.0).reshape(2, 3, 4)])[0],

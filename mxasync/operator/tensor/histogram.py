@@ -6,7 +6,7 @@ one per bin) and the edges (data's dtype). As numpy's ``histogram``, the last bi
 edge and values outside the edges are not counted. No gradient.
 
 >>> import mxasync as mx
->>> counts, edges = mx.nd._histogram(mx.nd.array([0.1, 0.5, 2.0, 3.0]), bin_cnt=3, range=(0, 3))
+>>> counts, edges = mx.nd._internal._histogram(mx.nd.array([0.1, 0.5, 2.0, 3.0]), bin_cnt=3, range=(0, 3))
 >>> counts.asnumpy(), edges.asnumpy()
 (array([2, 0, 2]), array([0., 1., 2., 3.], dtype=float32))
 """
