@@ -120,7 +120,7 @@ def bench_batch_assembly(batch: int, repeat: int) -> list[dict]:
     from mxasync.io.image.augment import normalize_batch, per_channel
     from mxasync.io.image.pipeline import write_chw
     from mxasync.ndarray import NDArray
-    from mxasync.ndarray.chunk import Chunk
+    from mxasync.ndarray._chunk import Chunk
 
     crop = 200
     imgs = [_photo(i % 16) for i in range(batch)]

@@ -50,7 +50,7 @@ def main() -> None:
     args = p.parse_args()
     import numpy as np
 
-    from mxasync.ndarray.serialization import save_arrays
+    from mxasync.ndarray._serialization import save_arrays
 
     n = args.mb * (1 << 20) // 4
     with tempfile.TemporaryDirectory() as d:

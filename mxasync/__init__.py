@@ -66,7 +66,7 @@ if TYPE_CHECKING:  # what the lazy loading below gives, spelled out for type che
     from .base import MXAsyncError, MXNetError
     from .context import Context, cpu, cpu_pinned, cpu_shared, current_context, device, gpu, num_gpus
     from .loading import preload, preload_async
-    from .symbol.naming import AttrScope
+    from .symbol._naming import AttrScope
     from .util import is_np_shape, np_shape, set_np_shape
 
 # The modules that install the seams lower layers call up through (mxasync/_seams.py): a seam used
@@ -92,7 +92,7 @@ _NAMES = {
     "Context": "context", "cpu": "context", "cpu_pinned": "context", "device": "context",
     "cpu_shared": "context", "current_context": "context", "gpu": "context",
     "num_gpus": "context",
-    "AttrScope": "symbol.naming",
+    "AttrScope": "symbol._naming",
     "is_np_shape": "util", "np_shape": "util", "set_np_shape": "util",
     "preload": "loading", "preload_async": "loading",
 }

@@ -1,5 +1,5 @@
 """``mx.attribute``: attributes given to every symbol created in a ``with AttrScope(...):`` block."""
 
-from .symbol.naming import AttrScope
+from .symbol._naming import AttrScope
 
 __all__ = ["AttrScope"]

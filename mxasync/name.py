@@ -1,5 +1,5 @@
 """``mx.name``: automatic symbol names (``NameManager``, ``Prefix``)."""
 
-from .symbol.naming import NameManager, Prefix
+from .symbol._naming import NameManager, Prefix
 
 __all__ = ["NameManager", "Prefix"]

@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from .base import MXAsyncError
-from .symbol.indexed import IndexedGraph
-from .symbol.infer import infer_graph
+from .symbol._indexed import IndexedGraph
+from .symbol._infer import infer_graph
 
 __all__ = ["print_summary", "plot_network"]
 

@@ -54,7 +54,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     # MXNet's mx.autograd module hands out Symbol and get_symbol (which builds a Symbol from the tape);
     # the face looks them up on first use, and nothing below the face imports the symbol layer
     ("mxasync.autograd", "mxasync.symbol"): "mx.autograd.Symbol and mx.autograd.get_symbol",
-    ("mxasync.autograd", "mxasync.symbol.recorded"): "mx.autograd.get_symbol",
+    ("mxasync.autograd", "mxasync.symbol._recorded"): "mx.autograd.get_symbol",
 }
 
 

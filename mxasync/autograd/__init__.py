@@ -49,7 +49,7 @@ def __getattr__(name: str):
         return getattr(ndarray, name)
     if name in ("Symbol", "get_symbol"):
         from .. import symbol
-        from ..symbol.recorded import get_symbol
+        from ..symbol._recorded import get_symbol
 
         return symbol.Symbol if name == "Symbol" else get_symbol
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -24,7 +24,7 @@ from contextlib import nullcontext
 
 from ..base import MXAsyncError
 from ..ndarray import _recording as state
-from ..ndarray.invoke import INLINE_ELEMENTS, _xp
+from ..ndarray._invoke import INLINE_ELEMENTS, _xp
 from ..ndarray.ndarray import NDArray, _empty, ones, zeros
 from ..operator import OpContext, OpReqType
 from ..operator.base import ADD_TO, NULL, WRITE_TO, placeholder

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ndarray.invoke import invoke
+from ..ndarray._invoke import invoke
 from ..ndarray.ndarray import NDArray
 
 __all__ = ["ND", "rule_for", "LinearBackward", "NonDifferentiable"]

@@ -20,8 +20,8 @@ import numpy as np
 from ..base import MXAsyncError
 from ..ndarray.ndarray import NDArray, zeros
 from ..operator import OpReqType
-from ..symbol.indexed import IndexedGraph
-from ..symbol.infer import infer_shape, infer_type
+from ..symbol._indexed import IndexedGraph
+from ..symbol._infer import infer_shape, infer_type
 from .executor import Executor
 from .storage import grad_stype, infer_stypes, var_stype
 

@@ -15,14 +15,14 @@ from typing import Any
 import numpy as np
 
 from ..base import MXAsyncError, MXAsyncValueError
-from ..ndarray.chunk import alloc_chunk
+from ..ndarray._chunk import alloc_chunk
 from ..ndarray.ndarray import NDArray, array, zeros
 from ..ndarray.sparse_array import new_sparse
 from ..operator import OpReqType
 from ..runtime.engine import Engine
-from ..symbol.cse import cse_enabled, eliminate_common_expr
-from ..symbol.indexed import IndexedGraph
-from ..symbol.infer import infer_again
+from ..symbol._cse import cse_enabled, eliminate_common_expr
+from ..symbol._indexed import IndexedGraph
+from ..symbol._infer import infer_again
 from .gradient import EntryInfo, ExecOp, build_backward
 from .memory import PlanOp, plan_memory
 from .program import compile_ops

@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
-from ..symbol.naming import NameManager, Prefix
+from ..symbol._naming import NameManager, Prefix
 from .parameter import Parameter, ParameterDict, _brief_print_list
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "HookHandle"]

@@ -18,7 +18,7 @@ import numpy as np
 from ..base import MXAsyncValueError
 from ..ndarray import NDArray
 from ..ndarray import array as nd_array
-from ..ndarray.chunk import Chunk
+from ..ndarray._chunk import Chunk
 from ..runtime.context import Context, current_context
 
 __all__ = ["ImageError", "to_numpy", "to_nd", "as_nd", "image_shape", "deliver"]

@@ -29,7 +29,7 @@ import numpy as np
 from ..base import MXAsyncError
 from ..ndarray import NDArray
 from ..ndarray import array as nd_array
-from ..ndarray.chunk import Chunk
+from ..ndarray._chunk import Chunk
 from ..runtime.context import Context, current_context
 from .base import DataBatch, DataDesc, DataIter, ignore_unknown_kwargs
 

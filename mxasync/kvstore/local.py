@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..base import MXAsyncError
-from ..ndarray.invoke import invoke
+from ..ndarray._invoke import invoke
 from ..ndarray.ndarray import NDArray, empty
 from ..operator.base import WRITE_TO
 from ..operator.sparse.dispatch import add_values, store, value_of

@@ -17,7 +17,7 @@ from .. import symbol as sym
 from ..base import MXAsyncError
 from ..model import load_params
 from ..runtime.context import cpu
-from ..symbol.naming import NameManager
+from ..symbol._naming import NameManager
 from .base_module import DEFAULT_INIT, BaseModule
 from .module import Module, _check_names
 

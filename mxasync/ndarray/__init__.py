@@ -2,11 +2,12 @@
 
 from .. import _seams
 from . import _internal, contrib, image, linalg, random, sparse
-from .fluent import attach as _attach_fluent_methods
-from .functions import *  # noqa: F403 - MXNet's Python-level functions (maximum, add, moveaxis, ...)
-from .functions import __all__ as _functions
-from .interop import attach as _attach_interop
-from .interop import from_dlpack, from_numpy, to_dlpack_for_read, to_dlpack_for_write
+from ._fluent import attach as _attach_fluent_methods
+from ._functions import *  # noqa: F403 - MXNet's Python-level functions (maximum, add, moveaxis, ...)
+from ._functions import __all__ as _function_names
+from ._interop import attach as _attach_interop
+from ._interop import from_dlpack, from_numpy, to_dlpack_for_read, to_dlpack_for_write
+from ._save_load import load, load_frombuffer, save
 from .ndarray import (
     NDArray,
     arange,
@@ -22,11 +23,10 @@ from .ndarray import (
 )
 from .random import shuffle  # MXNet has it at both places
 from .register import populate as _populate
-from .save_load import load, load_frombuffer, save
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "zeros_like", "ones_like",
            "waitall", "waitall_async", "save", "load", "load_frombuffer", "shuffle", "from_numpy",
-           "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write", *_functions]
+           "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write", *_function_names]
 
 _populate(globals())
 _attach_fluent_methods(NDArray, globals())

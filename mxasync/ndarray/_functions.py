@@ -24,7 +24,7 @@ import numpy as np
 
 from ..base import MXAsyncError, MXAsyncValueError
 from ..runtime.context import Context, current_context
-from .invoke import invoke
+from ._invoke import invoke
 from .ndarray import NDArray, array
 
 __all__ = [

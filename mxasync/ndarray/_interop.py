@@ -18,9 +18,9 @@ import numpy as np
 from .. import _seams
 from ..base import MXAsyncError, MXAsyncValueError
 from ..runtime.context import Context
-from .chunk import Chunk
+from ._chunk import Chunk
+from ._serialization import ArrayRecord, _np_alloc, _read_array, _Reader, dumps_arrays
 from .ndarray import NDArray, array
-from .serialization import ArrayRecord, _np_alloc, _read_array, _Reader, dumps_arrays
 
 __all__ = ["from_numpy", "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write"]
 
@@ -195,7 +195,7 @@ def _getstate(self: NDArray) -> dict:
 
 def _setstate(self: NDArray, state: dict) -> None:
     """Load MXNet's raw bytes into this object; a GPU array without a GPU lands on the CPU."""
-    from .save_load import _to_ndarray
+    from ._save_load import _to_ndarray
 
     handle = state.get("handle") if isinstance(state, dict) else None
     if handle is None:

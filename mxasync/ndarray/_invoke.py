@@ -28,7 +28,7 @@ from ..runtime.resource import ResourceManager
 from ..runtime.run_context import RunContext
 from ..runtime.storage import Storage
 from . import _recording as _ag
-from .chunk import Chunk
+from ._chunk import Chunk
 
 __all__ = ["invoke", "INLINE_ELEMENTS"]
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import MXAsyncError
-from .invoke import invoke
+from ._invoke import invoke
 from .ndarray import NDArray, _empty
 
 __all__ = ["reshape", "getitem", "astype", "copy"]

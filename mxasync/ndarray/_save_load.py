@@ -18,9 +18,9 @@ from ..base import MXAsyncError
 from ..operator.sparse.storage import SparseValue
 from ..runtime.context import BUILTIN_DEVICE_TYPES, Context, num_gpus
 from ..util import is_np_shape
-from .chunk import alloc_chunk
+from ._chunk import alloc_chunk
+from ._serialization import ArrayRecord, dumps_arrays, load_arrays, loads_arrays, save_arrays
 from .ndarray import NDArray, _xp, array
-from .serialization import ArrayRecord, dumps_arrays, load_arrays, loads_arrays, save_arrays
 from .sparse_array import new_sparse
 
 __all__ = ["save", "load", "load_frombuffer", "dumps"]

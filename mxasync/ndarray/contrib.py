@@ -14,7 +14,7 @@ for _name in __all__:
     globals()[_name] = make_function("_contrib_" + _name)
 del _name
 
-from .contrib_extra import isfinite, isinf, isnan, rand_zipfian  # noqa: E402 - MXNet's Python-level ones
+from ._contrib_extra import isfinite, isinf, isnan, rand_zipfian  # noqa: E402 - MXNet's Python-level ones
 from .control_flow import cond, foreach, while_loop  # noqa: E402
 
 __all__ += ["isinf", "isfinite", "isnan", "rand_zipfian", "foreach", "while_loop", "cond"]

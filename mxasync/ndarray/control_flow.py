@@ -17,7 +17,7 @@ step as it runs; ``mx.sym.contrib`` builds the same loops as graph nodes (``_for
 from __future__ import annotations
 
 from ..base import _as_list
-from .creation import zeros
+from ._creation import zeros
 from .ndarray import NDArray
 from .register import make_function
 

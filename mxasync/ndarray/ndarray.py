@@ -26,7 +26,7 @@ from ..runtime.context import Context
 from ..runtime.engine import Engine
 from ..runtime.run_context import FnProperty
 from . import _recording
-from .chunk import Chunk, alloc_chunk
+from ._chunk import Chunk, alloc_chunk
 
 py_slice = slice  # MXNet's module-level name for the builtin (its functions shadow ``slice``)
 
@@ -571,5 +571,5 @@ async def waitall_async() -> None:
 # exist (whichever of them is imported first, each finds what it needs).  The creation functions stay
 # importable from here (and NDArray's own methods reach array() through them).
 from . import _recorded  # noqa: E402 - views as ops while recording
-from .creation import arange, array, empty, full, ones, ones_like, zeros, zeros_like  # noqa: E402
-from .invoke import INLINE_ELEMENTS, invoke, invoke_binary, invoke_scalar  # noqa: E402
+from ._creation import arange, array, empty, full, ones, ones_like, zeros, zeros_like  # noqa: E402
+from ._invoke import INLINE_ELEMENTS, invoke, invoke_binary, invoke_scalar  # noqa: E402

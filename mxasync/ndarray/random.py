@@ -24,7 +24,7 @@ from ..runtime.resource import (
     ResourceRequest,
     seed,  # noqa: F401 - mx.nd.random.seed is mx.random.seed
 )
-from .invoke import invoke
+from ._invoke import invoke
 from .ndarray import NDArray, _empty
 from .register import make_function as _make_op_function
 

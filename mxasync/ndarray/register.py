@@ -9,7 +9,7 @@ come from the op's declaration.
 from __future__ import annotations
 
 from ..operator.registry import get_op, list_ops
-from .invoke import invoke
+from ._invoke import invoke
 
 __all__ = ["make_function", "populate"]
 

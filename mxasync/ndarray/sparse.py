@@ -18,7 +18,7 @@ from ..base import MXAsyncError, MXAsyncValueError
 from ..operator.sparse import storage as st
 from ..operator.sparse.storage import CSR, DEFAULT, RSP
 from ..runtime.context import Context, current_context
-from .invoke import invoke
+from ._invoke import invoke
 from .ndarray import NDArray, _xp
 from .sparse_array import BaseSparseNDArray, CSRNDArray, RowSparseNDArray, cast, new_sparse
 
@@ -141,7 +141,7 @@ def zeros(stype: str, shape, ctx: Context | None = None, dtype=None, **kwargs) -
     stype = st.check_stype(stype, "zeros")
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
     if stype == DEFAULT:
-        from .creation import zeros as dense_zeros
+        from ._creation import zeros as dense_zeros
 
         return dense_zeros(shape, ctx, dtype)
     return new_sparse(stype, shape, dtype or np.float32, ctx or current_context())

@@ -20,7 +20,7 @@ from ..base import MXAsyncError
 from ..operator.sparse import storage as st
 from ..operator.sparse.storage import CSR, DEFAULT, RSP, SparseStore, SparseValue
 from ..runtime.context import Context
-from .chunk import Chunk
+from ._chunk import Chunk
 from .ndarray import NDArray, _empty, _push, _xp
 
 __all__ = ["BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "new_sparse", "cast", "is_sparse", "check_stype"]
@@ -153,7 +153,7 @@ class BaseSparseNDArray(NDArray):
                 raise MXAsyncError(f"{type(self).__name__}.__setitem__: assigning the non-zero scalar {value!r} "
                                    "would make the array dense; use a dense array")
             value = np.zeros(self.shape, self._data.dtype)
-        from .creation import array
+        from ._creation import array
 
         _store(array(np.asarray(value), ctx=self._ctx, dtype=self.dtype), self, "_copyto")
 
@@ -190,7 +190,7 @@ class BaseSparseNDArray(NDArray):
         return _arith("divide", o, self)
 
     def __neg__(self):
-        from .invoke import invoke
+        from ._invoke import invoke
 
         return invoke("negative", [self])
 
@@ -231,7 +231,7 @@ class CSRNDArray(BaseSparseNDArray):
         if not isinstance(key, slice) or key.step not in (None, 1):
             raise MXAsyncError(f"CSRNDArray.__getitem__: only an int or a slice with step 1, got {key!r}")
         begin, end, _ = key.indices(self.shape[0])
-        from .invoke import invoke
+        from ._invoke import invoke
 
         return invoke("slice", [self], begin=(begin,), end=(max(begin, end),))
 
@@ -247,7 +247,7 @@ class RowSparseNDArray(BaseSparseNDArray):
         raise MXAsyncError(f"RowSparseNDArray.__getitem__: only x[:] is supported, got {key!r}")
 
     def retain(self, indices) -> RowSparseNDArray:
-        from .invoke import invoke
+        from ._invoke import invoke
 
         return invoke("_sparse_retain", [self, indices])
 
@@ -343,6 +343,6 @@ def _arith(name: str, a, b, out=None):
 
 
 def _rebuild_sparse(stype, dense, device_type, device_id):
-    from .creation import array
+    from ._creation import array
 
     return cast(array(dense, ctx=Context(device_type, device_id), dtype=dense.dtype), stype)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as _np
 
-from ..ndarray.invoke import invoke
+from ..ndarray._invoke import invoke
 from ..ndarray.ndarray import NDArray
 from ..runtime.context import Context, current_context
 from ..util import is_np_default_dtype

@@ -19,7 +19,7 @@ import numpy as _np
 
 from ..base import MXAsyncError
 from ..ndarray import _recording
-from ..ndarray.chunk import Chunk
+from ..ndarray._chunk import Chunk
 from ..ndarray.ndarray import NDArray, _empty
 from ..operator.numpy.indexing import encode_key
 from ..runtime.context import Context, current_context

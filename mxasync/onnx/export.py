@@ -17,8 +17,8 @@ from ..ndarray import load as nd_load
 from ..operator import get_op, list_ops
 from ..symbol import Symbol
 from ..symbol import load as sym_load
-from ..symbol.indexed import IndexedGraph
-from ..symbol.infer import infer_shape, infer_type
+from ..symbol._indexed import IndexedGraph
+from ..symbol._infer import infer_shape, infer_type
 
 __all__ = ["export_model", "get_operator_support", "DEFAULT_OPSET", "OPSETS"]
 

@@ -19,8 +19,8 @@ from onnx import helper, numpy_helper
 
 from ..base import MXAsyncError
 from ..ndarray import array
-from ..ndarray.invoke import invoke
-from ..symbol.node import op_params
+from ..ndarray._invoke import invoke
+from ..symbol._node import op_params
 
 __all__ = ["GraphBuilder", "NodeBuilder", "onnx_dtype"]
 

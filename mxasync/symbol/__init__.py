@@ -1,12 +1,12 @@
 """``mx.sym``: symbolic graphs, their inference passes, and one function per registered op."""
 
-from ..ndarray.fluent import attach as _attach_fluent_methods
+from ..ndarray._fluent import attach as _attach_fluent_methods
 from . import _internal, contrib, image, linalg, random, sparse
-from .arith import hypot, maximum, minimum, pow, power
-from .creation import arange, eye, full, histogram, linspace, ones, zeros
-from .naming import AttrScope, NameManager, Prefix
+from ._arith import hypot, maximum, minimum, pow, power
+from ._creation import arange, eye, full, histogram, linspace, ones, zeros
+from ._naming import AttrScope, NameManager, Prefix
+from ._serialize import load, load_json
 from .register import populate as _populate
-from .serialize import load, load_json
 from .symbol import Group, Symbol, Variable, var
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "NameManager", "Prefix", "AttrScope",

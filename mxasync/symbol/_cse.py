@@ -25,7 +25,7 @@ import os
 
 from ..operator.registry import get_op
 from ..runtime.resource import ResourceRequest
-from .node import Node, topo_order
+from ._node import Node, topo_order
 
 __all__ = ["eliminate_common_expr", "cse_enabled"]
 

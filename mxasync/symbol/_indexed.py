@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from .node import Node, topo_order
+from ._node import Node, topo_order
 
 __all__ = ["IndexedGraph"]
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..base import MXAsyncError
 from ..util import is_np_shape
-from .indexed import IndexedGraph
+from ._indexed import IndexedGraph
 
 __all__ = ["infer_shape", "infer_type", "infer_graph", "var_hints"]
 
@@ -79,7 +79,7 @@ def parse_shape_attr(text: str, var: str) -> tuple[int, ...]:
 
 def var_hints(g: IndexedGraph, kind: str) -> dict[int, Any]:
     """Shapes (``__shape__``) or dtypes (``__dtype__``) that variables declare."""
-    from ..ndarray.serialization import TYPE_FLAGS
+    from ..ndarray._serialization import TYPE_FLAGS
 
     out = {}
     for i in g.input_nodes:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..base import MXAsyncError
 from ..operator.registry import OpDef
-from .json_format import HIDDEN_KEYS
+from ._json_format import HIDDEN_KEYS
 
 __all__ = ["Node", "Entry", "is_hidden", "topo_order", "op_params", "hide_keys", "shown_attrs"]
 

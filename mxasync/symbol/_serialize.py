@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from ..base import MXAsyncError, os_error
 from ..operator.registry import get_op
-from .json_format import JsonGraph, JsonNode, dump_graph, load_graph
-from .node import Node, topo_order
+from ._json_format import JsonGraph, JsonNode, dump_graph, load_graph
+from ._node import Node, topo_order
 
 __all__ = ["to_json", "from_json", "load", "load_json", "to_graph", "from_graph"]
 

@@ -14,7 +14,7 @@ for _name in __all__:
     globals()[_name] = make_function("_contrib_" + _name)
 del _name
 
-from .contrib_extra import rand_zipfian  # noqa: E402 - MXNet's Python-level one
+from ._contrib_extra import rand_zipfian  # noqa: E402 - MXNet's Python-level one
 from .control_flow import cond, foreach, while_loop  # noqa: E402
 
 __all__ += ["rand_zipfian", "foreach", "while_loop", "cond"]

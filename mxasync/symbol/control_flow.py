@@ -23,10 +23,10 @@ from .. import _seams
 from ..ndarray.control_flow import flatten_nested, regroup_nested
 from ..ndarray.ndarray import NDArray
 from ..operator.contrib.control_flow import known
-from .naming import AttrScope
-from .node import Node
+from ._naming import AttrScope
+from ._node import Node
+from ._serialize import load_json
 from .register import create
-from .serialize import load_json
 from .symbol import Symbol, var
 
 __all__ = ["foreach", "while_loop", "cond"]

@@ -19,8 +19,8 @@ import numpy as np
 
 from ..base import MXAsyncError
 from ..operator.registry import get_op, list_ops
-from .naming import AttrScope, NameManager
-from .node import Node, hide_keys
+from ._naming import AttrScope, NameManager
+from ._node import Node, hide_keys
 
 __all__ = ["create", "make_function", "populate"]
 

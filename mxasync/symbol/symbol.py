@@ -17,8 +17,8 @@ import numpy as np
 
 from .. import _seams
 from ..base import MXAsyncError
-from .arith import ArithMixin
-from .node import Node, hide_keys, is_hidden, shown_attrs, topo_order
+from ._arith import ArithMixin
+from ._node import Node, hide_keys, is_hidden, shown_attrs, topo_order
 
 __all__ = ["Symbol", "Variable", "var", "Group"]
 
@@ -213,30 +213,30 @@ class Symbol(ArithMixin):
     # -- inference, serialization, binding (implemented in their own modules) ----------
     def infer_shape(self, *args: Any, **kwargs: Any):
         """``(arg_shapes, out_shapes, aux_shapes)``, or ``(None, None, None)`` while some shape is unknown."""
-        from .infer import infer_shape
+        from ._infer import infer_shape
 
         return infer_shape(self, args, kwargs, partial=False)
 
     def infer_shape_partial(self, *args: Any, **kwargs: Any):
         """Like :meth:`infer_shape`; unknown shapes are ``()``."""
-        from .infer import infer_shape
+        from ._infer import infer_shape
 
         return infer_shape(self, args, kwargs, partial=True)
 
     def infer_type(self, *args: Any, **kwargs: Any):
         """``(arg_types, out_types, aux_types)`` as numpy types, or ``(None, None, None)`` if incomplete."""
-        from .infer import infer_type
+        from ._infer import infer_type
 
         return infer_type(self, args, kwargs, partial=False)
 
     def infer_type_partial(self, *args: Any, **kwargs: Any):
-        from .infer import infer_type
+        from ._infer import infer_type
 
         return infer_type(self, args, kwargs, partial=True)
 
     def tojson(self) -> str:
         """The graph in MXNet 1.9.1's JSON format (byte-compatible)."""
-        from .serialize import to_json
+        from ._serialize import to_json
 
         return to_json(self)
 
@@ -281,7 +281,7 @@ class Symbol(ArithMixin):
         return {"json": self.tojson()}
 
     def __setstate__(self, state):
-        from .serialize import from_json
+        from ._serialize import from_json
 
         self._heads = from_json(state["json"])._heads
 
@@ -296,7 +296,7 @@ def Variable(name: str, attr: dict | None = None, shape: tuple | None = None, lr
     >>> v.attr("__shape__"), v.attr("lr_mult")
     ('(2, 3)', '2')
     """
-    from .naming import AttrScope
+    from ._naming import AttrScope
 
     if not isinstance(name, str):
         raise MXAsyncError(f"Variable: name must be a string, got {type(name).__name__}")
@@ -310,7 +310,7 @@ def Variable(name: str, attr: dict | None = None, shape: tuple | None = None, lr
     if wd_mult is not None:
         attrs["__wd_mult__"] = str(wd_mult)
     if dtype is not None:
-        from ..ndarray.serialization import _FLAG_OF
+        from ..ndarray._serialization import _FLAG_OF
 
         attrs["__dtype__"] = str(_FLAG_OF[np.dtype(dtype)])
     if init is not None:

@@ -14,7 +14,7 @@ import pytest
 
 import mxasync as mx
 from mxasync import autograd as ag
-from mxasync.ndarray.invoke import invoke
+from mxasync.ndarray._invoke import invoke
 from mxasync.operator import get_op, list_ops
 
 RNG = np.random.default_rng(3)

@@ -164,7 +164,7 @@ def test_from_numpy_twice_shares_again():
 
 def test_a_bare_capsule_says_its_device():
     """MXNet hands out bare DLPack capsules; the device is read from the DLTensor they point to."""
-    from mxasync.ndarray.interop import _capsule_device
+    from mxasync.ndarray._interop import _capsule_device
 
     a = mx.nd.array([1.0, 2.0])
     assert _capsule_device(a.to_dlpack_for_read()) == (1, 0)
@@ -182,7 +182,7 @@ def test_a_bare_cuda_capsule_goes_to_cupy_not_numpy():
         pytest.skip("CuPy installed: the GPU tests cover the real path")
     except ImportError:
         pass
-    from mxasync.ndarray.interop import _DLTensorHead
+    from mxasync.ndarray._interop import _DLTensorHead
 
     head = _DLTensorHead()
     head.device.device_type, head.device.device_id = 2, 3

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import mxasync as mx
-from mxasync.ndarray.serialization import LIST_MAGIC, V2_MAGIC, dumps_arrays
+from mxasync.ndarray._serialization import LIST_MAGIC, V2_MAGIC, dumps_arrays
 
 _LIMITED = textwrap.dedent("""
     import resource, sys

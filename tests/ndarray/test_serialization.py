@@ -14,8 +14,8 @@ import pytest
 
 from mxasync import atomic
 from mxasync.base import MXAsyncError
-from mxasync.ndarray import serialization as ser
-from mxasync.ndarray.serialization import ArrayRecord, dumps_arrays, load_arrays, loads_arrays, save_arrays
+from mxasync.ndarray import _serialization as ser
+from mxasync.ndarray._serialization import ArrayRecord, dumps_arrays, load_arrays, loads_arrays, save_arrays
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "mxnet"
 MANIFEST = json.loads((FIX / "arrays-manifest.json").read_text())

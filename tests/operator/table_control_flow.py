@@ -7,7 +7,7 @@ import numpy as np
 from cases import Case, uniform
 
 import mxasync as mx
-from mxasync.symbol.node import op_params
+from mxasync.symbol._node import op_params
 
 
 def _node_params(sym, inputs):

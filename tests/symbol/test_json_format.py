@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from mxasync.base import MXAsyncError
-from mxasync.symbol.json_format import JsonGraph, JsonNode, dump_graph, load_graph
+from mxasync.symbol._json_format import JsonGraph, JsonNode, dump_graph, load_graph
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "mxnet"
 MX_PYTHON = Path(os.environ.get("MXASYNC_MXNET_PYTHON", "/work/venvs/mx191/bin/python"))

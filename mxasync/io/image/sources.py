@@ -20,7 +20,7 @@ import os
 import numpy as np
 
 from ...base import MXAsyncError
-from ...ndarray.serialization import load_arrays, save_arrays
+from ...ndarray._serialization import load_arrays, save_arrays
 
 __all__ = ["load_imglist", "load_mean_img", "save_mean_img"]
 
