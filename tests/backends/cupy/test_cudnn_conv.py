@@ -68,7 +68,7 @@ def test_forward_and_backward_match_the_reference(fe, shape, nf, kernel, stride,
 
 def test_the_reference_agrees_with_the_generic_kernel():
     """The fake's reference is checked once against the project's own im2col kernel."""
-    from mxasync.operator.kernels.convolution import convolution
+    from mxasync.operator.kernels.conv.convolution import convolution
 
     rng = np.random.default_rng(1)
     x = rng.standard_normal((2, 4, 9, 9))

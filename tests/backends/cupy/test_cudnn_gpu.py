@@ -39,9 +39,8 @@ def test_cudnn_matches_the_generic_kernel(shape, nf, kernel, stride, dilate, pad
     cp = _gpu()
     from types import SimpleNamespace
 
-    from mxasync.operator.kernels.convolution import convolution, convolution_backward
-
     from mxasync.backends.cupy.cudnn import conv
+    from mxasync.operator.kernels.conv.convolution import convolution, convolution_backward
 
     p = SimpleNamespace(kernel=kernel, stride=stride, dilate=dilate, pad=pad, num_filter=nf, num_group=groups,
                         workspace=1024, no_bias=False, cudnn_tune=tune, cudnn_off=False, layout=None)
