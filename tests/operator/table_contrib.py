@@ -49,7 +49,7 @@ CASES = [
          params=dict(a=0.5, b=-2.0, c=1.5)),
     Case("_contrib_div_sqrt_dim", [((2, 3, 9),)], ref=lambda x: x / np.sqrt(9).astype(x.dtype)),
     Case("_contrib_gradientmultiplier", [((3, 2),)], ref=lambda x, scalar: x, params=dict(scalar=-0.5),
-         grad=False),  # backward is scalar * out_grad, not the derivative: checked in test_contrib_small.py
+         grad=False),  # backward is scalar * out_grad, not the derivative: checked in test_contrib_ops.py
     Case("_contrib_round_ste", [((2, 4),)], ref=_round_half_away, gens=uniform(-3, 3), grad=False),
     Case("_contrib_sign_ste", [((2, 4),)], ref=lambda x: np.sign(x), grad=False),
     Case("_contrib_arange_like", [((2, 3),), ((3, 4),)], ref=_arange_like, params=dict(start=1.0, step=0.5,

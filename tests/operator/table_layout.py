@@ -2,7 +2,7 @@
 
 The numpy references here are independent of the kernels; the orderings numpy cannot
 state plainly (Pad's reflect/edge corners, depth_to_space, reshape_like ranges,
-split_v2) are also pinned by MXNet's own outputs in ``test_ops_more.py``.
+split_v2) are also pinned by MXNet's own outputs in ``test_layout_ops.py``.
 """
 
 from __future__ import annotations

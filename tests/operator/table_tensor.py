@@ -1,11 +1,11 @@
-"""Table rows: the MXNet 1.x ops of ``mxasync/operator/ops_extra_*.py``."""
+"""Table rows: tensor ops (``mxasync/operator/tensor/``): creation, ordering, special functions, Cast,
+``pick``/``diag`` and the array attributes."""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
-import reference_nn as ref
 from cases import Case, distinct, integers, uniform
 
 
@@ -63,39 +63,6 @@ def _pick(x, i, axis=-1, keepdims=False, mode="clip"):
     return out if keepdims else np.squeeze(out, axis)
 
 
-def _instance_norm(x, g, b, eps=1e-3):
-    ax = tuple(range(2, x.ndim))
-    xh = (x - x.mean(ax, keepdims=True)) / np.sqrt(x.var(ax, keepdims=True) + eps)
-    shape = (1, -1) + (1,) * (x.ndim - 2)
-    return xh * g.reshape(shape) + b.reshape(shape)
-
-
-def _l2(x, mode="instance", eps=1e-10):
-    ax = {"instance": tuple(range(1, x.ndim)), "channel": (1,), "spatial": tuple(range(2, x.ndim))}[mode]
-    return x / np.sqrt((x * x).sum(ax, keepdims=True) + eps)
-
-
-def _nearest(*xs, scale, sample_type, num_args=1, multi_input_mode="concat"):
-    oh, ow = xs[0].shape[2] * scale, xs[0].shape[3] * scale
-    ups = [x.repeat(oh // x.shape[2], 2).repeat(ow // x.shape[3], 3) for x in xs]
-    return sum(ups) if multi_input_mode == "sum" else np.concatenate(ups, 1)
-
-
-def _bilinear(x, w, scale, sample_type, num_filter):
-    k = 2 * scale - scale % 2
-    return ref.deconv(x, w, kernel=(k, k), num_filter=num_filter, stride=(scale, scale),
-                      pad=(scale // 2, scale // 2), num_group=num_filter)
-
-
-def _seq_mask(x, lengths=None, use_sequence_length=False, value=0.0, axis=0):
-    out = x.copy()
-    if use_sequence_length:
-        for b, n in enumerate(lengths.astype(int)):
-            idx = (slice(n, None), b) if axis == 0 else (b, slice(n, None))
-            out[idx] = value
-    return out
-
-
 def _arange(start, stop=None, step=1.0, repeat=1, dtype="float32"):
     lo, hi = (0.0, start) if stop is None else (start, stop)
     return np.repeat(np.arange(lo, hi, step), repeat).astype(dtype)
@@ -128,26 +95,6 @@ CASES = [
     Case("argsort", X, ref=_argsort, gens=distinct(), grad="zero"),
     Case("argsort", X, ref=_argsort, params=dict(axis=0, is_ascend=False, dtype="int32"), gens=distinct(),
          grad="zero", name="argsort-desc-0"),
-    Case("UpSampling", [((1, 2, 2, 3),)], ref=_nearest, params=dict(scale=2, sample_type="nearest")),
-    Case("UpSampling", [((2, 1, 2, 2), (2, 2, 4, 4), (2, 1, 1, 2))], ref=_nearest,
-         params=dict(scale=2, sample_type="nearest", num_args=3), name="UpSampling-concat"),
-    Case("UpSampling", [((1, 2, 1, 2), (1, 2, 3, 6))], ref=_nearest, name="UpSampling-sum",
-         params=dict(scale=3, sample_type="nearest", num_args=2, multi_input_mode="sum")),
-    Case("UpSampling", [((1, 2, 2, 2), (2, 1, 4, 4))], ref=_bilinear, name="UpSampling-bilinear",
-         params=dict(scale=2, sample_type="bilinear", num_filter=2)),
-    Case("InstanceNorm", [((2, 3, 4), (3,), (3,)), ((2, 2, 2, 3), (2,), (2,))], ref=_instance_norm,
-         gens=[uniform(), uniform(0.5, 1.5), uniform()]),
-    *[Case("L2Normalization", [((2, 3, 2, 2),)], ref=_l2, params=dict(mode=m), name=f"L2Normalization-{m}")
-      for m in ("instance", "channel", "spatial")],
-    Case("L2Normalization", [((3, 4),)], ref=_l2, name="L2Normalization-2d"),
-    Case("SequenceMask", [((3, 2, 2),)], ref=_seq_mask),
-    Case("SequenceMask", [((4, 3, 2), (3,))], ref=_seq_mask, params=dict(use_sequence_length=True, value=-1.0),
-         gens=[uniform(), integers(0, 5)], wrt=(0,), name="SequenceMask-axis0"),
-    Case("SequenceMask", [((3, 4), (3,))], ref=_seq_mask, params=dict(use_sequence_length=True, axis=1),
-         gens=[uniform(), integers(1, 4)], wrt=(0,), name="SequenceMask-axis1"),
-    Case("SoftmaxActivation", [((2, 3),), ((2, 3, 2),)], ref=lambda x: ref.softmax(x, -1)),
-    Case("SoftmaxActivation", [((2, 3, 2),)], ref=lambda x, mode: ref.softmax(x, 1), params=dict(mode="channel"),
-         name="SoftmaxActivation-channel"),
     Case("erf", [((2, 5),)], ref=_vec(math.erf), gens=uniform(-3, 3)),
     Case("erfinv", [((2, 5),)], ref=_vec(_erfinv_scalar), gens=uniform(-0.95, 0.95)),
     Case("gamma", [((2, 5),)], ref=_vec(math.gamma), gens=uniform(0.2, 4.5)),

@@ -1,6 +1,6 @@
 """softmax_cross_entropy and the small contrib ops (quadratic, div_sqrt_dim, gradientmultiplier, round_ste,
 sign_ste, arange_like, index_array, index_copy, allclose) against MXNet 1.9.1
-(fixtures_contrib_small/make_fixtures.py), their errors and front ends."""
+(fixtures_contrib/make_fixtures.py), their errors and front ends."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from mxnet_cases import load_cases, numbered
 import mxasync as mx
 from mxasync.base import MXAsyncError
 
-CASES = load_cases(Path(__file__).parent / "fixtures_contrib_small" / "mxnet_ref.npz")
+CASES = load_cases(Path(__file__).parent / "fixtures_contrib" / "mxnet_ref.npz")
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

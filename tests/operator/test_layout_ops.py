@@ -1,7 +1,7 @@
 """The ops of ``ops_like.py``, ``ops_layout.py`` and ``ops_misc.py`` against the real MXNet 1.9.1.
 
-``fixtures_extra_ops/mxnet_ref.npz`` holds outputs and autograd gradients recorded from
-MXNet (``fixtures_extra_ops/make_fixtures.py``); the other tests pin shapes, errors and
+``fixtures_layout/mxnet_ref.npz`` holds outputs and autograd gradients recorded from
+MXNet (``fixtures_layout/make_fixtures.py``); the other tests pin shapes, errors and
 the front ends.
 """
 
@@ -18,7 +18,7 @@ import mxasync as mx
 from mxasync.base import MXAsyncError
 from mxasync.operator import get_op
 
-FIXTURE = Path(__file__).parent / "fixtures_extra_ops" / "mxnet_ref.npz"
+FIXTURE = Path(__file__).parent / "fixtures_layout" / "mxnet_ref.npz"
 RTOL, ATOL = 1e-5, 1e-6  # float32 layout ops are exact; softmin within rounding
 
 

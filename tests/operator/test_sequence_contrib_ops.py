@@ -1,5 +1,5 @@
 """SequenceLast/Reverse, cumsum, moments, hard_sigmoid, ravel/unravel, im2col/col2im, Crop, SVMOutput and the
-contrib ops against the real MXNet 1.9.1 (``fixtures_more_ops/``, recorded by its make_fixtures.py), plus
+contrib ops against the real MXNet 1.9.1 (``fixtures_sequence_contrib/``, recorded by its make_fixtures.py), plus
 their front ends and errors. Numerical gradients are in the op table (table_sequence_contrib.py)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from mxnet_cases import load_cases, numbered
 import mxasync as mx
 from mxasync.operator import get_op
 
-CASES = load_cases(Path(__file__).parent / "fixtures_more_ops" / "mxnet_ref.npz")
+CASES = load_cases(Path(__file__).parent / "fixtures_sequence_contrib" / "mxnet_ref.npz")
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -1,6 +1,6 @@
 """Record MXNet 1.9.1's small contrib ops and softmax_cross_entropy. By hand only:
 
-    /work/mxref/bin/python tests/operator/fixtures_contrib_small/make_fixtures.py
+    /work/mxref/bin/python tests/operator/fixtures_contrib/make_fixtures.py
 
 Each case runs one op under ``mx.autograd`` with a random head gradient and stores the inputs
 ``in0``..., outputs ``out0``..., heads ``head0``... and the gradients ``grad0``... of the inputs

@@ -1,6 +1,6 @@
-"""Regenerate the MXNet 1.9.1 reference fixtures of ``tests/operator/test_ops_more.py``. Run by hand only:
+"""Regenerate the MXNet 1.9.1 reference fixtures of ``tests/operator/test_layout_ops.py``. Run by hand only:
 
-    /work/venvs/mx191/bin/python tests/operator/fixtures_extra_ops/make_fixtures.py
+    /work/venvs/mx191/bin/python tests/operator/fixtures_layout/make_fixtures.py
 
 It needs the real ``mxnet`` 1.9.1 (never a dependency of mxasync). Each case runs one op
 under ``mx.autograd`` with a fixed head gradient and stores ``<case>/<name>`` arrays

@@ -1,6 +1,6 @@
-"""Regenerate the MXNet 1.9.1 reference fixtures of ``tests/operator/test_ops_sequence_contrib.py``. By hand only:
+"""Regenerate the MXNet 1.9.1 reference fixtures of ``tests/operator/test_sequence_contrib_ops.py``. By hand only:
 
-    $MXASYNC_MXNET_PYTHON tests/operator/fixtures_more_ops/make_fixtures.py
+    $MXASYNC_MXNET_PYTHON tests/operator/fixtures_sequence_contrib/make_fixtures.py
 
 Each case runs one op under ``mx.autograd`` with a fixed head gradient and stores the inputs
 ``in0``..., outputs ``out0``..., heads ``head0``... and the gradients ``grad0``... of the inputs
