@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import ast
 import functools
+import subprocess
+import sys
 from pathlib import Path
 
 import mxasync
@@ -167,3 +169,19 @@ def test_the_walker_sees_imports_inside_functions():
     got = [t for n in nodes for t in _targets("mxasync.ndarray.ndarray", False, n)]
     assert got == ["mxasync.executor.cached_op", "mxasync.gluon"]
     assert all(_layer(t) > _layer("mxasync.ndarray.ndarray") for t in got)
+
+
+def test_a_subpackage_imports_on_its_own_and_loads_nothing_above_it():
+    """``import mxasync.runtime`` (or ndarray, or symbol) works alone and leaves the layers above unloaded."""
+    script = (
+        "import importlib, sys\n"
+        "pkg, above = sys.argv[1], sys.argv[2].split(',')\n"
+        "importlib.import_module(pkg)\n"
+        "print(sorted({n.split('.')[1] for n in sys.modules if n.count('.') and n.split('.')[1] in above}))\n")
+    stack = ["runtime", "backends", "operator", "ndarray", "autograd", "symbol", "executor", "gluon"]
+    for pkg in ("runtime", "ndarray", "symbol"):
+        above = stack[stack.index(pkg) + 1:]
+        res = subprocess.run([sys.executable, "-c", script, f"mxasync.{pkg}", ",".join(above)],
+                             capture_output=True, text=True, timeout=120)
+        assert res.returncode == 0, res.stderr[-2000:]
+        assert res.stdout.strip() == "[]", f"import mxasync.{pkg} loaded {res.stdout.strip()}"
