@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import symbol as S
+from ._symbols import S
 from .import_rnn import recurrent
 from .import_shape_ops import SHAPE_TRANSLATORS
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import symbol as S
+from ._symbols import S
 
 __all__ = ["SHAPE_TRANSLATORS"]
 
