@@ -199,8 +199,9 @@ def retain(data, indices, out=None):
 def __getattr__(name: str):
     # the other ops: mx.nd.sparse.dot, .elemwise_add, .square, ... are mx.nd's (they dispatch on storage)
     from .. import ndarray as _nd
+    from . import _internal
 
-    fn = getattr(_nd, "_sparse_" + name, None) or getattr(_nd, name, None)
+    fn = getattr(_internal, "_sparse_" + name, None) or getattr(_nd, name, None)
     if fn is None or name.startswith("__"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = fn
