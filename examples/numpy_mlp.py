@@ -22,46 +22,49 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DIGITS = os.path.join(HERE, "..", "mxasync", "io", "data", "digits.npz")
 
 
-def load(seed: int = 0):
-    """Digits as float32 rows in [0, 1], split 80/20 with a fixed permutation."""
+def load(seed: int = 0, sample_shape: tuple = (-1,)):
+    """Digits as float32 in [0, 1] (each sample of ``sample_shape``), split 80/20 with a fixed permutation."""
     with onp.load(DIGITS) as f:
         images, labels = f[f.files[0]], f[f.files[1]]
-    x = images.reshape(len(images), -1).astype("float32") / 16.0
+    x = images.reshape(len(images), *sample_shape).astype("float32") / 16.0
     y = labels.astype("int64")
     order = onp.random.default_rng(seed).permutation(len(x))
     cut = int(0.8 * len(x))
     return x[order[:cut]], y[order[:cut]], x[order[cut:]], y[order[cut:]]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(doc: str, **defaults) -> argparse.Namespace:
+    """The examples' shared command line (``defaults`` adds an example's own integer options)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--framework", choices=["mxasync", "mxnet"], default="mxasync")
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--lr", type=float, default=0.2)
-    parser.add_argument("--hidden", type=int, default=64)
-    args = parser.parse_args()
+    for name, value in defaults.items():
+        parser.add_argument("--" + name, type=int, default=value)
+    return parser.parse_args()
 
+
+def start(args, shapes):
+    """The framework's module with NumPy semantics on, and parameters of ``shapes`` drawn from one seed."""
     mx = importlib.import_module(args.framework)
-    np, npx, autograd = mx.np, mx.npx, mx.autograd
-    npx.set_np()
-
-    xtr, ytr, xte, yte = load()
+    mx.npx.set_np()
     rng = onp.random.default_rng(42)  # the same start on both frameworks
-    shapes = [(64, args.hidden), (args.hidden,), (args.hidden, 10), (10,)]
-    params = [np.array(rng.normal(0, 0.1, s).astype("float32")) for s in shapes]
+    params = [mx.np.array(rng.normal(0, 0.1, s).astype("float32")) for s in shapes]
     for p in params:
         p.attach_grad()
+    return mx, params
 
-    def net(x):
-        w1, b1, w2, b2 = params
-        h = npx.relu(np.dot(x, w1) + b1)
-        return np.dot(h, w2) + b2
+
+def fit(mx, args, params, net, data) -> None:
+    """Minibatch SGD on softmax cross-entropy, written with ``mx.np``; prints loss and test accuracy."""
+    np, npx, autograd = mx.np, mx.npx, mx.autograd
+    xtr, ytr, xte, yte = data
 
     def loss_fn(logits, y):  # softmax cross-entropy, written with mx.np
         return -npx.pick(npx.log_softmax(logits), y).mean()
 
-    start = time.perf_counter()
+    start_time = time.perf_counter()
     n = len(xtr)
     for epoch in range(args.epochs):
         total = 0.0
@@ -76,7 +79,20 @@ def main() -> None:
         if epoch % 5 == 4 or epoch == args.epochs - 1:
             pred = net(np.array(xte)).argmax(axis=1).asnumpy()
             print(f"epoch {epoch + 1:2d}  loss {total / n:.4f}  test accuracy {(pred == yte).mean():.4f}")
-    print(f"{args.framework}: {time.perf_counter() - start:.1f} s")
+    print(f"{args.framework}: {time.perf_counter() - start_time:.1f} s")
+
+
+def main() -> None:
+    args = arguments(__doc__, hidden=64)
+    mx, params = start(args, [(64, args.hidden), (args.hidden,), (args.hidden, 10), (10,)])
+    np, npx = mx.np, mx.npx
+
+    def net(x):
+        w1, b1, w2, b2 = params
+        h = npx.relu(np.dot(x, w1) + b1)
+        return np.dot(h, w2) + b2
+
+    fit(mx, args, params, net, load())
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from ..base import MXAsyncError
 from ..ndarray import _recording
 from ..ndarray._chunk import Chunk
 from ..ndarray.ndarray import NDArray, _empty
+from ..operator.numpy import dunders as _dunders
 from ..operator.numpy.indexing import encode_key
 from ..runtime.context import Context, current_context
 from ..runtime.engine import Engine
@@ -235,50 +236,8 @@ class ndarray(NDArray):  # noqa: N801 - NumPy's name
         fn = getattr(_api(), name)
         return fn(other, self) if reverse else fn(self, other)
 
-    def __add__(self, o):
-        return self._bin(o, "add")
-
-    def __radd__(self, o):
-        return self._bin(o, "add", True)
-
-    def __sub__(self, o):
-        return self._bin(o, "subtract")
-
-    def __rsub__(self, o):
-        return self._bin(o, "subtract", True)
-
-    def __mul__(self, o):
-        return self._bin(o, "multiply")
-
-    def __rmul__(self, o):
-        return self._bin(o, "multiply", True)
-
-    def __truediv__(self, o):
-        return self._bin(o, "true_divide")
-
-    def __rtruediv__(self, o):
-        return self._bin(o, "true_divide", True)
-
     def __floordiv__(self, o):
         return _api().floor(self._bin(o, "true_divide"))
-
-    def __mod__(self, o):
-        return self._bin(o, "mod")
-
-    def __rmod__(self, o):
-        return self._bin(o, "mod", True)
-
-    def __pow__(self, o):
-        return self._bin(o, "power")
-
-    def __rpow__(self, o):
-        return self._bin(o, "power", True)
-
-    def __matmul__(self, o):
-        return self._bin(o, "matmul")
-
-    def __rmatmul__(self, o):
-        return self._bin(o, "matmul", True)
 
     def __and__(self, o):
         return self._bin(o, "bitwise_and")
@@ -313,18 +272,6 @@ class ndarray(NDArray):  # noqa: N801 - NumPy's name
             return True
         return self._bin(o, "not_equal")
 
-    def __gt__(self, o):
-        return self._bin(o, "greater")
-
-    def __ge__(self, o):
-        return self._bin(o, "greater_equal")
-
-    def __lt__(self, o):
-        return self._bin(o, "less")
-
-    def __le__(self, o):
-        return self._bin(o, "less_equal")
-
     def _iop(self, o, name):
         return getattr(_api(), name)(self, o, out=self)
 
@@ -353,6 +300,10 @@ class ndarray(NDArray):  # noqa: N801 - NumPy's name
         from . import _interop
 
         return _interop.array_ufunc(ufunc, method, inputs, kwargs)
+
+
+# a + b, a < b, ... as the NumPy functions (__floordiv__, the bitwise ops, == and != are written out in the class)
+_dunders.install(ndarray, {**_dunders.ARITHMETIC, **_dunders.COMPARISONS}, _dunders.ARITHMETIC)
 
 
 def _fluent(name, np_name=None):

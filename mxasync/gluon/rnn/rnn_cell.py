@@ -245,10 +245,8 @@ class RNNCell(_GatedCell):
         return output, [output]
 
 
-class LSTMCell(_GatedCell):
-    """Long short-term memory cell (gates in the order input, forget, cell, output); states ``[h, c]``."""
-
-    _gates = 4
+class _ActivatedGatedCell(_GatedCell):
+    """LSTM and GRU: the gated cells with MXNet's ``activation`` / ``recurrent_activation`` choices."""
 
     def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
                  i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0, prefix=None, params=None,
@@ -256,6 +254,12 @@ class LSTMCell(_GatedCell):
         super().__init__(hidden_size, i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
                          h2h_bias_initializer, input_size, prefix, params)
         self._activation, self._recurrent_activation = activation, recurrent_activation
+
+
+class LSTMCell(_ActivatedGatedCell):
+    """Long short-term memory cell (gates in the order input, forget, cell, output); states ``[h, c]``."""
+
+    _gates = 4
 
     def _alias(self) -> str:
         return "lstm"
@@ -280,17 +284,10 @@ class LSTMCell(_GatedCell):
         return next_h, [next_h, next_c]
 
 
-class GRUCell(_GatedCell):
+class GRUCell(_ActivatedGatedCell):
     """Gated recurrent unit (cuDNN's form: the reset gate scales ``W_hn h + b_hn``)."""
 
     _gates = 3
-
-    def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
-                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0, prefix=None, params=None,
-                 activation="tanh", recurrent_activation="sigmoid"):
-        super().__init__(hidden_size, i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
-                         h2h_bias_initializer, input_size, prefix, params)
-        self._activation, self._recurrent_activation = activation, recurrent_activation
 
     def _alias(self) -> str:
         return "gru"

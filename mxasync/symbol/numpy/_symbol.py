@@ -18,6 +18,7 @@ import numpy as _np
 from ...numpy._api_registry import FUNCS as _NP_FUNCS
 from ...numpy._frontend import bind
 from ...numpy.multiarray import _split_key_symbolic
+from ...operator.numpy import dunders as _dunders
 from ..register import create
 from ..symbol import Symbol
 
@@ -87,70 +88,14 @@ class _Symbol(Symbol):
         fn = _F[name]
         return fn(o, self) if reverse else fn(self, o)
 
-    def __add__(self, o):
-        return self._bin(o, "add")
-
-    def __radd__(self, o):
-        return self._bin(o, "add", True)
-
-    def __sub__(self, o):
-        return self._bin(o, "subtract")
-
-    def __rsub__(self, o):
-        return self._bin(o, "subtract", True)
-
-    def __mul__(self, o):
-        return self._bin(o, "multiply")
-
-    def __rmul__(self, o):
-        return self._bin(o, "multiply", True)
-
-    def __truediv__(self, o):
-        return self._bin(o, "true_divide")
-
-    def __rtruediv__(self, o):
-        return self._bin(o, "true_divide", True)
-
-    def __mod__(self, o):
-        return self._bin(o, "mod")
-
-    def __rmod__(self, o):
-        return self._bin(o, "mod", True)
-
-    def __pow__(self, o):
-        return self._bin(o, "power")
-
-    def __rpow__(self, o):
-        return self._bin(o, "power", True)
-
-    def __matmul__(self, o):
-        return self._bin(o, "matmul")
-
     def __neg__(self):
         return _F["negative"](self)
 
     def __abs__(self):
         return _F["absolute"](self)
 
-    def __eq__(self, o):
-        return self._bin(o, "equal")
-
-    def __ne__(self, o):
-        return self._bin(o, "not_equal")
-
-    def __gt__(self, o):
-        return self._bin(o, "greater")
-
-    def __ge__(self, o):
-        return self._bin(o, "greater_equal")
-
-    def __lt__(self, o):
-        return self._bin(o, "less")
-
-    def __le__(self, o):
-        return self._bin(o, "less_equal")
-
     __hash__ = object.__hash__
+
 
     @property
     def T(self) -> _Symbol:
@@ -164,6 +109,11 @@ class _Symbol(Symbol):
             shape = tuple(shape[0])
         shape = kwargs.pop("newshape", kwargs.pop("shape", shape))
         return _F["reshape"](self, shape, order=order)
+
+
+# a + b, a < b, ... as the NumPy functions (no reflected matmul: a Symbol never meets a foreign left operand there)
+_dunders.install(_Symbol, {**_dunders.ARITHMETIC, **_dunders.COMPARISONS, "eq": "equal", "ne": "not_equal"},
+                 {k: v for k, v in _dunders.ARITHMETIC.items() if k != "matmul"})
 
 
 def _fluent(name):
