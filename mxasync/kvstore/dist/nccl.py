@@ -21,7 +21,9 @@ A launched NCCL kernel waits on the device for its peers, and host readers wait
 on its event, so a peer that stalls or dies *after* its header would hang them.
 The comm thread therefore watches every launch (:class:`NcclWatch`, NCCL's own
 advice and what PyTorch's watchdog does): when NCCL reports an asynchronous
-error, or the event is not done within ``MXASYNC_KVSTORE_TIMEOUT``, it aborts
+error, or the event is not done while some peer has shown no sign of life for
+``MXASYNC_KVSTORE_TIMEOUT`` (the heartbeat rule every other wait follows: a
+peer whose kernel is only queued behind long compute is waited for), it aborts
 the NCCL communicator (the kernel returns) and ends the job with a message
 naming the collective, since its result can no longer be trusted.
 
@@ -249,8 +251,8 @@ def _record(stream, vars_):
 class NcclWatch(Task):
     """The comm thread's watch over one launched NCCL collective (see the module docstring).
 
-    Done when the event recorded after the launch is; an NCCL asynchronous error or the
-    timeout (the comm thread's deadline for every task) aborts the communicator and the job.
+    Done when the event recorded after the launch is; an NCCL asynchronous error, or a peer
+    silent for the timeout while the event is pending, aborts the communicator and the job.
     """
 
     def __init__(self, comm: Comm, state: _State, slot: int, event, name: str) -> None:
@@ -268,6 +270,10 @@ class NcclWatch(Task):
         if check is not None:
             check()  # raises on NCCL's asynchronous errors (a peer's connection lost, ...)
         return bool(self.event.done)
+
+    def waiting_ranks(self) -> list[int]:
+        """Every other worker (world ranks): the kernel needs all of them, and a busy one is not dead."""
+        return [r for r in self.comm.group_ranks if r != self.comm.world_rank]
 
     def waiting_for(self) -> str:
         return ("the other workers on the GPU: the kernel still waits for them (a worker stalled or "

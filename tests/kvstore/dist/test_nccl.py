@@ -264,12 +264,26 @@ class AbortingCommunicator(FakeCommunicator):
             raise self.async_error
 
 
-def _watching_comm(timeout):
-    """A real Comm's progress loop state without MPI: only the watch is active."""
+class FakeLiveness:
+    """Heartbeats as the comm thread sees them: ``alive`` peers always just spoke, the others
+    last spoke when the watch began."""
+
+    def __init__(self, timeout, alive=()):
+        self.timeout, self.alive, self.asked, self.since = timeout, set(alive), [], time.monotonic()
+
+    def silent(self, world_ranks, now):
+        self.asked.append(list(world_ranks))
+        return [r for r in world_ranks if r not in self.alive and now - self.since > self.timeout]
+
+
+def _watching_comm(timeout, alive=()):
+    """A real Comm's progress loop state without MPI: only the watch is active (worker 0 of 2)."""
     from mxasync.kvstore.dist.comm import Comm
 
     comm = object.__new__(Comm)
     comm.timeout, comm.broken, comm._seq, comm._active = timeout, None, None, []
+    comm.world_rank, comm.group_ranks = 0, [0, 1]
+    comm.liveness = FakeLiveness(timeout, alive)
     comm.aborts = []
     comm.abort = lambda message, code=1: comm.aborts.append(message)
     return comm
@@ -288,10 +302,27 @@ def test_watch_ends_when_the_kernel_is_done(fakes):
     assert comm._active == [] and nc.aborted == 0 and comm.aborts == [] and comm.broken is None
 
 
+def test_watch_waits_for_a_busy_peer_that_shows_signs_of_life(fakes):
+    """A peer whose kernel is queued behind long compute still heartbeats: no fixed deadline."""
+    state = nccl._State()
+    nc = state.comms[0] = AbortingCommunicator(2, None, 0)
+    comm = _watching_comm(timeout=0.01, alive={1})
+    event = FakeEvent()
+    comm._active.append(nccl.NcclWatch(comm, state, 0, event, "kvstore push of key 'w' (round 2)"))
+    for _ in range(3):
+        comm._progress()
+        time.sleep(0.02)  # past the timeout each time: only silence may end the watch
+    assert len(comm._active) == 1 and nc.aborted == 0 and comm.aborts == []
+    assert comm.liveness.asked[-1] == [1]  # it asks about the other worker, not itself
+    event.done = True
+    comm._progress()
+    assert comm._active == [] and nc.aborted == 0
+
+
 def test_watch_aborts_nccl_and_the_job_when_a_peer_stalls(fakes):
     state = nccl._State()
     nc = state.comms[0] = AbortingCommunicator(2, None, 0)
-    comm = _watching_comm(timeout=0.01)
+    comm = _watching_comm(timeout=0.01)  # worker 1 silent: its comm thread stopped
     comm._active.append(nccl.NcclWatch(comm, state, 0, FakeEvent(), "kvstore push of key 'w' (round 3)"))
     comm._progress()
     time.sleep(0.03)
