@@ -24,7 +24,8 @@ from table_sequence_contrib import CASES as _SEQ_CONTRIB
 from table_shape import CASES as _SHAPE
 from table_sparse import CASES as _SPARSE
 from table_tensor import CASES as _TENSOR
+from table_vision import CASES as _VISION
 
 CASES = [*_ELEMWISE, *_SHAPE, *_LAYOUT, *_TENSOR, *_NN, *_NN_LAYERS, *_LINALG, *_LAYER_NORM, *_SEQ_CONTRIB, *_IMAGE,
          *_OPTIMIZER, *_CUSTOM, *_BATCH_TAKE, *_ELEMENT_0INDEX, *_RANDOM_LIKE, *_PDF, *_CORRELATION, *_CONTRIB,
-         *_CONTRIB_NN, *_CONTROL_FLOW, *_DETECTION, *_DEFORMABLE, *_NUMPY, *_SPARSE]
+         *_CONTRIB_NN, *_CONTROL_FLOW, *_DETECTION, *_VISION, *_DEFORMABLE, *_NUMPY, *_SPARSE]

@@ -10,8 +10,12 @@ from . import (  # noqa: F401  (importing registers the ops)
     krprod,
     multi_lars,
     multi_sum_sq,
+    multibox_detection,
     multibox_target,
+    proposal,
     reset_arrays,
+    roi_align,
+    spatial_resize,
     sync_batch_norm,
     transformer,
 )
