@@ -29,6 +29,7 @@ from collections import OrderedDict, defaultdict
 import numpy as np
 
 from .. import ndarray as nd
+from ..ndarray._save_load import load_any
 from ..ndarray.ndarray import NDArray
 from ..symbol._naming import NameManager, Prefix
 from .parameter import Parameter, ParameterDict, _brief_print_list
@@ -234,7 +235,7 @@ class Block:
     def load_parameters(self, filename: str, ctx=None, allow_missing: bool = False, ignore_extra: bool = False,
                         cast_dtype: bool = False, dtype_source: str = "current") -> None:
         """Load a file written by :meth:`save_parameters` (or by the older ``save_params``)."""
-        loaded = nd.load(filename)
+        loaded = load_any(filename)  # either shape semantics, as MXNet's retry in the other mode allows
         if isinstance(loaded, list):
             raise ValueError(f"load_parameters: '{filename}' holds unnamed arrays, not parameters")
         params = self._collect_params_with_prefix()

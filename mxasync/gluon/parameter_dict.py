@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import initializer as _init
 from .. import ndarray as nd
+from ..ndarray._save_load import load_any
 from ..ndarray.ndarray import NDArray
 from .parameter import Constant, Parameter, _brief_print_list
 
@@ -173,7 +174,7 @@ class ParameterDict:
                 if not name.startswith(restore_prefix):
                     raise AssertionError(f"restore_prefix is '{restore_prefix}' but Parameters name '{name}' does "
                                          "not start with 'restore_prefix'")
-        self.load_dict(nd.load(filename), ctx, allow_missing, ignore_extra, restore_prefix, filename, cast_dtype,
+        self.load_dict(load_any(filename), ctx, allow_missing, ignore_extra, restore_prefix, filename, cast_dtype,
                        dtype_source)
 
     def load_dict(self, param_dict, ctx=None, allow_missing=False, ignore_extra=False, restore_prefix="",

@@ -98,7 +98,15 @@ def load(fname):
 
     The file is read as a stream: its header is checked before any large read, and each
     array's bytes go straight into the NDArray's memory (peak memory near the data's size).
+    As in MXNet, a file saved in NumPy-shape mode loads only in that mode, and one saved
+    outside it only outside it (an MXNetError names the array otherwise).
     """
+    return load_any(fname, np_shape=is_np_shape())
+
+
+def load_any(fname, np_shape: bool | None = None):
+    """:func:`load` that reads files of either shape semantics when ``np_shape`` is None (what Gluon's
+    parameter loading and ``npx.load`` use; MXNet's Gluon retries in the other mode instead)."""
     made: dict[int, NDArray] = {}
     cpu0 = Context("cpu", 0)
     xp = _xp(cpu0)
@@ -109,11 +117,11 @@ def load(fname):
         made[id(chunk.base)] = out
         return chunk.base
 
-    return _convert(load_arrays(fname, alloc), made)
+    return _convert(load_arrays(fname, alloc, np_shape=np_shape), made)
 
 
 def load_frombuffer(buf):
     """Like :func:`load`, from the bytes of such a file."""
     if not isinstance(buf, (bytes, bytearray, memoryview)):
         raise MXAsyncError(f"load_frombuffer: expected bytes, got {type(buf).__name__}")
-    return _convert(loads_arrays(buf))
+    return _convert(loads_arrays(buf, np_shape=is_np_shape()))

@@ -517,15 +517,34 @@ def _read_array(r: _Reader, index: int, alloc: Alloc) -> ArrayRecord:
     return _read_body(r, _read_dims(r, magic, "I", f"shape of {what}"), what, alloc)
 
 
-def loads_arrays(buffer: bytes | bytearray | memoryview, alloc: Alloc = _np_alloc) -> Loaded:
+def loads_arrays(buffer: bytes | bytearray | memoryview, alloc: Alloc = _np_alloc, *,
+                 np_shape: bool | None = None) -> Loaded:
     """Parse the bytes of an ``mx.nd.save`` file: a list of :class:`ArrayRecord`, or a dict when named.
 
     ``alloc(shape, dtype)`` gives the writable C-contiguous array each array's data goes into.
+    ``np_shape`` (True or False) refuses arrays saved in the other shape semantics, as MXNet's
+    loader does in (or out of) NumPy-shape mode; None reads every kind.
     """
-    return _parse(_Reader(buffer), alloc)
+    return _parse(_Reader(buffer), alloc, np_shape)
 
 
-def _parse(r: _Reader, alloc: Alloc) -> Loaded:
+def _check_semantics(r: _Reader, index: int, np_shape: bool) -> None:
+    """MXNet's rule: a V3 array (saved in NumPy-shape mode) loads only in that mode, any other only out of it."""
+    got = r.window(4)
+    if got is None:
+        return  # too short to hold a magic: the reader reports the truncation
+    saved_np = struct.unpack_from("<I", *got)[0] == V3_MAGIC
+    if saved_np and not np_shape:
+        raise MXAsyncError(f"array {index} was saved in np shape semantics, must be loaded in the same semantics. "
+                           "Please turn on np shape semantics in Python using `with np_shape(True)` or decorator "
+                           "`use_np_shape` to scope the code of loading the ndarray.")
+    if np_shape and not saved_np:
+        raise MXAsyncError(f"array {index} was not saved in np shape semantics, but being loaded in np shape "
+                           "semantics. Please turn off np shape semantics in Python using `with np_shape(False)` "
+                           "to scope the code of loading the ndarray.")
+
+
+def _parse(r: _Reader, alloc: Alloc, np_shape: bool | None = None) -> Loaded:
     magic, _reserved = r.unpack("QQ", "file header")
     if magic != LIST_MAGIC:
         raise r.corrupt(f"file magic is 0x{magic:X}, expected 0x{LIST_MAGIC:X} (not an MXNet NDArray file)", 0)
@@ -538,6 +557,8 @@ def _parse(r: _Reader, alloc: Alloc) -> Loaded:
         )
     records = []
     for i in range(count):
+        if np_shape is not None:
+            _check_semantics(r, i, np_shape)
         rec = _fast_array(r, alloc)
         records.append(rec if rec is not None else _read_array(r, i, alloc))
     at = r.pos
@@ -571,18 +592,19 @@ def _parse(r: _Reader, alloc: Alloc) -> Loaded:
     return out
 
 
-def load_arrays(source: str | os.PathLike[str] | IO[bytes], alloc: Alloc = _np_alloc) -> Loaded:
+def load_arrays(source: str | os.PathLike[str] | IO[bytes], alloc: Alloc = _np_alloc, *,
+                np_shape: bool | None = None) -> Loaded:
     """Read an ``mx.nd.save`` / ``.params`` file from a path or a binary file object, as a stream.
 
     The file is never read whole: each length is checked against what is left before
     anything is allocated, and each array's data is read straight into ``alloc(shape, dtype)``,
-    so the peak memory stays near the data's size.
+    so the peak memory stays near the data's size.  ``np_shape``: as in :func:`loads_arrays`.
     """
     if hasattr(source, "read"):
-        return _parse(_StreamReader(source), alloc)  # type: ignore[arg-type]
+        return _parse(_StreamReader(source), alloc, np_shape)  # type: ignore[arg-type]
     try:
         f = open(os.fspath(source), "rb")  # noqa: SIM115 -- closed below
     except OSError as e:
         raise os_error(e, f"cannot read NDArray file {os.fspath(source)}: {e.strerror or e}", os.fspath(source)) from e
     with f:
-        return _parse(_StreamReader(f), alloc)
+        return _parse(_StreamReader(f), alloc, np_shape)

@@ -26,6 +26,8 @@ def _sampler(name, names, defaults):
         vals = dict(zip(names, args, strict=False))
         for n, d in zip(names, defaults, strict=True):
             vals.setdefault(n, kwargs.pop(n, d))
+        if kwargs:  # NumPy's (and MXNet's) signature: an unknown keyword is a TypeError, never ignored
+            raise TypeError(f"np.random.{name}() got an unexpected keyword argument {next(iter(kwargs))!r}")
         arrays, params = [], {}
         for n in names:
             v = vals[n]

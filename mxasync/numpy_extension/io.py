@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ndarray import load as _nd_load
 from ..ndarray import save as _nd_save
+from ..ndarray._save_load import load_any as _nd_load
 from ..numpy.multiarray import F as _F
 from ..util import np_shape
 
@@ -25,7 +25,8 @@ def savez(file: str, *args: Any, **kwargs: Any) -> None:
 
 
 def load(file: str) -> Any:
-    """Load what :func:`save` wrote; arrays come back as ``mx.np.ndarray``."""
+    """Load what :func:`save` wrote (or ``mx.nd.save``: files of either shape semantics); arrays come back
+    as ``mx.np.ndarray``."""
     res = _nd_load(file)
     if isinstance(res, dict):
         return {k: _F.wrap(v) for k, v in res.items()}

@@ -255,9 +255,12 @@ def _known(g: IndexedGraph, sym, args: tuple, kwargs: dict, kind: str) -> dict[i
 
 
 def _result(g: IndexedGraph, vals: list, kind: str, partial: bool):
+    # an unknown shape: () outside NumPy-shape mode (MXNet's ndim 0), None in it (where () is a scalar)
+    unknown = None if kind == "type" or is_np_shape() else ()
+
     def conv(v):
         if v is None:
-            return () if kind == "shape" else None
+            return unknown
         return v if kind == "shape" else v.type
 
     arg = [vals[g.entry_ptr[i]] for i in g.arg_nodes]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..base import MXAsyncError, os_error
 from ..operator.registry import get_op
+from ..util import is_np_shape
 from ._json_format import JsonGraph, JsonNode, dump_graph, load_graph
 from ._node import Node, topo_order
 
@@ -28,6 +29,8 @@ def to_graph(sym) -> JsonGraph:
     graph = JsonGraph(jnodes, [i for i, n in enumerate(nodes) if n.is_variable],
                       [(index[id(h[0])], h[1], h[2]) for h in sym._heads])
     graph.node_row_ptr = row
+    if is_np_shape():  # MXNet marks a graph saved in NumPy-shape mode (its 0 dims are zero-size ones)
+        graph.attrs = {"is_np_shape": ["int", 1], **graph.attrs}
     return graph
 
 

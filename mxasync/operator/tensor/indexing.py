@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from ...util import is_np_shape
 from .._util import norm_axes
 from ..functional import FunctionalProperty, defop
 from ..params import DType, Field, OpParam
@@ -130,7 +131,8 @@ class _WhereProperty(FunctionalProperty):
     def infer_shape(self, in_shapes):
         c, x, y = in_shapes
         s = x if x is not None else y
-        if s is None or c is None or 0 in c or 0 in s:  # MXNet: the condition (and data) must be fully known
+        unknown = -1 if is_np_shape() else 0  # a dimension not known yet (0 is a zero-size axis in NumPy mode)
+        if s is None or c is None or unknown in c or unknown in s:  # MXNet: condition and data must be fully known
             return list(in_shapes), [None], []
         if x is not None and y is not None and x != y:
             raise self.error(f"x has shape {x} but y has {y}")
