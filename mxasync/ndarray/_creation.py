@@ -81,11 +81,20 @@ def ones(shape, ctx: Context | None = None, dtype=None, out: NDArray | None = No
     return full(shape, 1, ctx, dtype, out, _fn="ones")
 
 
-def zeros_like(other: NDArray) -> NDArray:
+def zeros_like(other: NDArray, out: NDArray | None = None, name: str | None = None, **kwargs) -> NDArray:
+    """Zeros shaped, typed and placed like ``other``. As MXNet 1.9.1's op (which has no params) other
+    keywords such as ``dtype`` are accepted and ignored; ``out`` receives the zeros."""
+    if out is not None:
+        out[:] = 0
+        return out
     return zeros(other.shape, other.context, other.dtype, stype=other.stype)
 
 
-def ones_like(other: NDArray) -> NDArray:
+def ones_like(other: NDArray, out: NDArray | None = None, name: str | None = None, **kwargs) -> NDArray:
+    """Ones shaped, typed and placed like ``other`` (other keywords, ``dtype`` among them, ignored as MXNet does)."""
+    if out is not None:
+        out[:] = 1
+        return out
     return ones(other.shape, other.context, other.dtype)
 
 

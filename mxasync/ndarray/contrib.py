@@ -15,9 +15,19 @@ for _name in __all__:
 del _name
 
 from ._contrib_extra import isfinite, isinf, isnan, rand_zipfian  # noqa: E402 - MXNet's Python-level ones
+from ._contrib_updates import (  # noqa: E402 - MXNet's Python wrappers of the AdamW and fused LAMB ops
+    adamw_update,
+    mp_adamw_update,
+    multi_adamw_update,
+    multi_lamb_update,
+    multi_mp_adamw_update,
+    multi_mp_lamb_update,
+)
 from .control_flow import cond, foreach, while_loop  # noqa: E402
 
-__all__ += ["isinf", "isfinite", "isnan", "rand_zipfian", "foreach", "while_loop", "cond"]
+__all__ += ["isinf", "isfinite", "isnan", "rand_zipfian", "foreach", "while_loop", "cond", "adamw_update",
+            "mp_adamw_update", "multi_adamw_update", "multi_mp_adamw_update", "multi_lamb_update",
+            "multi_mp_lamb_update"]
 
 
 if TYPE_CHECKING:  # the functions made from the registry above, as type checkers see them

@@ -14,10 +14,10 @@ for _name in __all__:
     globals()[_name] = make_function("_contrib_" + _name)
 del _name
 
-from ._contrib_extra import rand_zipfian  # noqa: E402 - MXNet's Python-level one
+from ._contrib_extra import adamw_update, mp_adamw_update, rand_zipfian  # noqa: E402 - MXNet's Python-level ones
 from .control_flow import cond, foreach, while_loop  # noqa: E402
 
-__all__ += ["rand_zipfian", "foreach", "while_loop", "cond"]
+__all__ += ["rand_zipfian", "adamw_update", "mp_adamw_update", "foreach", "while_loop", "cond"]
 
 
 if TYPE_CHECKING:  # the functions made from the registry above, as type checkers see them

@@ -154,3 +154,54 @@ CASES += [
     Case("preloaded_multi_mp_sgd_mom_update", [((2, 3),) * 4 + ((1,), (1,))], ref=_mom_forms(True), grad=False,
          params=dict(num_weights=1, momentum=0.9, rescale_grad=0.5), gens=[None] * 4 + [_POS, _POS]),
 ]
+
+
+# -- AdamW and the fused LAMB (optimizer/adamw.py, optimizer/multi_lamb.py) -----------------------------------
+def _adamw_groups(per, mp):
+    def ref(*ins, lrs=None, wds=None, etas=None, lr=None, wd=0.0, eta=None, beta1=0.9, beta2=0.999, epsilon=1e-8,
+            clip_gradient=-1.0, num_weights=1):
+        lrs, wds, etas = lrs or (lr,), wds or (wd,), etas or (eta,)
+        rescale, outs = float(ins[-1][0]), []
+        for i in range(num_weights):
+            w, g, m, v = ins[per * i: per * i + 4]
+            w32 = (ins[per * i + 4] if mp else w).astype(np.float64)
+            g = _clip(g.astype(np.float64) * rescale, clip_gradient)
+            m2, v2 = beta1 * m + (1 - beta1) * g, beta2 * v + (1 - beta2) * g * g
+            outs.append((w32 - etas[i] * (lrs[i] * m2 / (np.sqrt(v2) + epsilon) + wds[i] * w32)).astype(w.dtype))
+        return tuple(outs) if len(outs) > 1 else outs[0]
+    return ref
+
+
+def _multi_lamb(per, mp):
+    def ref(*ins, learning_rates, wds, step_count, num_tensors=1, beta1=0.9, beta2=0.999, epsilon=1e-6,
+            rescale_grad=1.0, lower_bound=-1.0, upper_bound=-1.0, clip_gradient=-1.0, bias_correction=True):
+        outs = []
+        for i in range(num_tensors):
+            weight, g, m, v = ins[per * i: per * i + 4]
+            w = ins[per * i + 4] if mp else weight
+            d = _lamb1(w, g, m, v, step_count[i], wds[i], beta1, beta2, epsilon, bias_correction, rescale_grad,
+                       clip_gradient)
+            r1 = np.array([np.linalg.norm(weight.astype(np.float64))])
+            outs.append(_lamb2(w, d, r1, np.array([np.linalg.norm(d)]), learning_rates[i], lower_bound, upper_bound)
+                        .astype(weight.dtype))
+        return tuple(outs) if len(outs) > 1 else outs[0]
+    return ref
+
+
+_SCALE = uniform(0.5, 1.5)
+_ADAMW = [uniform(), uniform(), uniform(), uniform(0, 1)]
+CASES += [
+    Case("_adamw_update", [(S,) * 4 + ((1,),)], ref=_adamw_groups(4, False), grad=False, gens=[*_ADAMW, _SCALE],
+         params=dict(lr=0.1, eta=0.5, wd=0.01, clip_gradient=0.6)),
+    Case("_mp_adamw_update", [(S,) * 5 + ((1,),)], ref=_adamw_groups(5, True), grad=False,
+         gens=[*_ADAMW, uniform(), _SCALE], params=dict(lr=0.1, eta=1.0, beta1=0.8), dtypes=("float32",)),
+    Case("_multi_adamw_update", [(S,) * 4 + ((2,),) * 4 + ((1,),)], ref=_adamw_groups(4, False), grad=False,
+         gens=[*_ADAMW, *_ADAMW, _SCALE], params=dict(lrs=(0.1, 0.2), wds=(0.0, 0.1), etas=(1.0, 0.5), num_weights=2)),
+    Case("_multi_mp_adamw_update", [(S,) * 5 + ((1,),)], ref=_adamw_groups(5, True), grad=False,
+         gens=[*_ADAMW, uniform(), _SCALE], params=dict(lrs=(0.1,), wds=(0.01,), etas=(0.9,)), dtypes=("float32",)),
+    Case("_multi_lamb_update", [(S,) * 4 + ((2,),) * 4], ref=_multi_lamb(4, False), grad=False, gens=_ADAMW * 2,
+         params=dict(learning_rates=(0.1, 0.2), wds=(0.01, 0.0), step_count=(1, 4), num_tensors=2, upper_bound=0.8)),
+    Case("_multi_mp_lamb_update", [(S,) * 5], ref=_multi_lamb(5, True), grad=False, gens=[*_ADAMW, uniform()],
+         params=dict(learning_rates=(0.1,), wds=(0.01,), step_count=(3,), bias_correction=False, clip_gradient=0.5),
+         dtypes=("float32",)),
+]

@@ -114,6 +114,13 @@ CASES = [
     Case("RNN", [((3, 1, 2), (168,), (2, 1, 3), (2, 1, 3))], check=lambda outs, inputs, params: None,
          dtypes=("float64",), params=dict(state_size=3, num_layers=1, bidirectional=True, mode="lstm",
                                           state_outputs=True), name="RNN-lstm-bi"),
+    # LSTMP: W_h2r (2x3) per layer and direction, states (L*D, N, P) and cells (L*D, N, H)
+    Case("RNN", [((3, 2, 2), (360,), (4, 2, 2), (4, 2, 3))], check=lambda outs, inputs, params: None,
+         dtypes=("float64",), params=dict(state_size=3, num_layers=2, bidirectional=True, mode="lstm",
+                                          projection_size=2, state_outputs=True), name="RNN-lstmp-bi"),
+    Case("RNN", [((4, 2, 2), (84,), (1, 2, 3), (1, 2, 3))], check=lambda outs, inputs, params: None,
+         dtypes=("float64",), params=dict(state_size=3, num_layers=1, mode="lstm", state_outputs=True,
+                                          lstm_state_clip_min=-0.3, lstm_state_clip_max=0.25), name="RNN-lstm-clip"),
     Case("all_finite", [((2, 3),)], ref=lambda x: np.ones(1, np.float32), grad="zero"),
     Case("multi_all_finite", [((2,), (3,))], ref=lambda a, b, num_arrays: np.ones(1, np.float32),
          params=dict(num_arrays=2), grad="zero"),

@@ -35,30 +35,32 @@ class _RNNLayer(HybridBlock):
         super().__init__(**kwargs)
         if layout not in ("TNC", "NTC"):
             raise ValueError(f"Invalid layout {layout}; must be one of ['TNC' or 'NTC']")
-        for name, value in (("projection_size", projection_size), ("lstm_state_clip_min", lstm_state_clip_min),
-                            ("lstm_state_clip_max", lstm_state_clip_max)):
-            if value:
-                raise NotImplementedError(f"{type(self).__name__}: {name} is not supported by mxasync's RNN op")
         if use_sequence_length:
             raise NotImplementedError(f"{type(self).__name__}: use_sequence_length is not supported; pad the "
                                       "sequences or mask the outputs with SequenceMask")
         self._hidden_size, self._num_layers, self._mode = hidden_size, num_layers, mode
         self._layout, self._dropout, self._dir = layout, dropout, 2 if bidirectional else 1
         self._input_size, self._dtype = input_size, dtype
+        self._projection_size = projection_size or None
+        self._clip = (lstm_state_clip_min, lstm_state_clip_max, lstm_state_clip_nan)
         self._inits = (i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer)
         self.skip_states = None
         gates, width = _GATES[mode], input_size
+        fed_back = self._projection_size or hidden_size  # LSTMP feeds back and outputs the projection
         for layer in range(num_layers):
             for direction in ("l", "r")[:self._dir]:
                 self._register_param(f"{direction}{layer}_i2h_weight", (gates * hidden_size, width),
                                      i2h_weight_initializer, dtype)
-                self._register_param(f"{direction}{layer}_h2h_weight", (gates * hidden_size, hidden_size),
+                self._register_param(f"{direction}{layer}_h2h_weight", (gates * hidden_size, fed_back),
                                      h2h_weight_initializer, dtype)
                 self._register_param(f"{direction}{layer}_i2h_bias", (gates * hidden_size,), i2h_bias_initializer,
                                      dtype)
                 self._register_param(f"{direction}{layer}_h2h_bias", (gates * hidden_size,), h2h_bias_initializer,
                                      dtype)
-            width = hidden_size * self._dir
+                if self._projection_size:
+                    self._register_param(f"{direction}{layer}_h2r_weight", (fed_back, hidden_size),
+                                         h2r_weight_initializer, dtype)
+            width = fed_back * self._dir
 
     def _register_param(self, name, shape, init, dtype):
         param = self.params.get(name, shape=shape, init=init, allow_deferred_init=True, dtype=dtype)
@@ -79,6 +81,9 @@ class _RNNLayer(HybridBlock):
 
     def _unfuse(self):
         """The same layer as a stack of cells sharing this layer's parameters (MXNet's ``_unfuse``)."""
+        if self._projection_size or self._clip[0] is not None or self._clip[1] is not None:
+            raise NotImplementedError(f"{type(self).__name__}: _unfuse does not support projection or state "
+                                      "clipping (as in MXNet 1.9.1)")
         kinds = {"rnn_relu": lambda **kw: RNNCell(self._hidden_size, activation="relu", **kw),
                  "rnn_tanh": lambda **kw: RNNCell(self._hidden_size, activation="tanh", **kw),
                  "lstm": lambda **kw: LSTMCell(self._hidden_size, **kw),
@@ -116,9 +121,10 @@ class _RNNLayer(HybridBlock):
         return out
 
     def state_info(self, batch_size=0):
-        shape = (self._num_layers * self._dir, batch_size, self._hidden_size)
-        count = 2 if self._mode == "lstm" else 1
-        return [{"shape": shape, "__layout__": "LNC", "dtype": self._dtype} for _ in range(count)]
+        cell = (self._num_layers * self._dir, batch_size, self._hidden_size)
+        shape = (cell[0], batch_size, self._projection_size or self._hidden_size)
+        shapes = [shape, cell] if self._mode == "lstm" else [shape]
+        return [{"shape": s, "__layout__": "LNC", "dtype": self._dtype} for s in shapes]
 
     def begin_state(self, batch_size=0, func=ndarray.zeros, **kwargs):
         """The initial states: ``func(shape=..., **kwargs)`` for each (zeros by default)."""
@@ -160,12 +166,17 @@ class _RNNLayer(HybridBlock):
                     raise ValueError(f"Invalid recurrent state shape. Expecting {info['shape']}, got {state.shape}.")
         if self._layout == "NTC":
             inputs = F.swapaxes(inputs, dim1=0, dim2=1)
-        # the op's flat layout: every weight (layer, direction, i2h then h2h), then every bias the same way
+        # the op's flat layout: every weight (layer, direction, i2h, h2h then h2r), then every bias the same way
+        kinds = ("i2h", "h2h", "h2r") if self._projection_size else ("i2h", "h2h")
         flat = [kwargs[f"{d}{layer}_{g}_{t}"].reshape(-1) for t in ("weight", "bias")
-                for layer in range(self._num_layers) for d in ("l", "r")[:self._dir] for g in ("i2h", "h2h")]
+                for layer in range(self._num_layers) for d in ("l", "r")[:self._dir] for g in kinds
+                if g != "h2r" or t != "bias"]
         params = F._internal._rnn_param_concat(*flat, dim=0, num_args=len(flat))
+        clip_min, clip_max, clip_nan = self._clip
         rnn = F.RNN(inputs, params, *states, state_size=self._hidden_size, num_layers=self._num_layers,
-                    bidirectional=self._dir == 2, p=self._dropout, state_outputs=True, mode=self._mode)
+                    bidirectional=self._dir == 2, p=self._dropout, state_outputs=True, mode=self._mode,
+                    projection_size=self._projection_size, lstm_state_clip_min=clip_min,
+                    lstm_state_clip_max=clip_max, lstm_state_clip_nan=clip_nan)
         outputs, states = (rnn[0], [rnn[1], rnn[2]]) if self._mode == "lstm" else (rnn[0], [rnn[1]])
         if self._layout == "NTC":
             outputs = F.swapaxes(outputs, dim1=0, dim2=1)

@@ -7,6 +7,14 @@ weight first — per layer, per direction, ``W_i2h`` (G*H, I_l) then ``W_h2h`` (
 every bias the same way (``b_i2h``, ``b_h2h``, each G*H). Gate order: LSTM i, f, g, o; GRU r, z, n
 with ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))``.
 
+LSTM with ``projection_size`` P (LSTMP, Sak et al. 2014) outputs and feeds back ``r = W_hr h``
+(no bias) instead of ``h``: per layer and direction the weights are ``W_i2h`` (4H, I_l),
+``W_h2h`` (4H, P) then ``W_h2r`` (P, H); ``state`` and the output have P features (the cell
+state keeps H). ``lstm_state_clip_min``/``_max`` clip the cell state after each step (its gradient
+stops where it was clipped); with ``lstm_state_clip_nan`` a NaN cell becomes ``lstm_state_clip_max``.
+MXNet 1.9.1 runs projection only in inference on CPU and clipping only on cuDNN; here both run
+everywhere, with gradients.
+
 Backward recomputes the forward pass (no cache survives between the two engine ops) and runs
 back-propagation through time in the same vectorised form.
 
@@ -39,41 +47,52 @@ class RNNParam(OpParam):
     mode: Literal["rnn_relu", "rnn_tanh", "lstm", "gru"] = Field(description="the recurrent cell")
     p: float = Field(0.0, ge=0, lt=1, description="dropout rate on each layer's output but the last (training)")
     state_outputs: bool = Field(False, description="also output the final hidden (and, for LSTM, cell) states")
-    projection_size: int | None = Field(None, description="LSTM projection size (not supported: must be None)")
-    lstm_state_clip_min: float | None = Field(None, description="LSTM cell clipping minimum (not supported)")
-    lstm_state_clip_max: float | None = Field(None, description="LSTM cell clipping maximum (not supported)")
-    lstm_state_clip_nan: bool = Field(False, description="LSTM cell clipping of NaN (not supported)")
+    projection_size: int | None = Field(None, ge=1, description="LSTMP: the size P of the projected hidden state")
+    lstm_state_clip_min: float | None = Field(None, description="LSTM: clip the cell state to at least this")
+    lstm_state_clip_max: float | None = Field(None, description="LSTM: clip the cell state to at most this")
+    lstm_state_clip_nan: bool = Field(False, description="LSTM with clipping: a NaN cell state becomes the maximum")
     use_sequence_length: bool = Field(False, description="per-sequence lengths input (not supported)")
 
 
-def rnn_param_size(mode: str, input_size: int, state_size: int, num_layers: int, bidirectional: bool) -> int:
+def rnn_param_size(mode: str, input_size: int, state_size: int, num_layers: int, bidirectional: bool,
+                   projection_size: int | None = None) -> int:
     """The length of the flat ``parameters`` vector."""
     g, h, d = GATES[mode], state_size, 2 if bidirectional else 1
+    r = projection_size or h
     size = 0
     for layer in range(num_layers):
-        in_l = input_size if layer == 0 else d * h
-        size += d * (g * h * (in_l + h) + 2 * g * h)
+        in_l = input_size if layer == 0 else d * r
+        size += d * (g * h * (in_l + r) + 2 * g * h + (r * h if projection_size else 0))
     return size
 
 
+def _width(p):
+    """The features of the hidden state fed back and output: P with a projection, else H."""
+    return p.projection_size or p.state_size
+
+
 def _slices(p, input_size):
-    """Per (layer, direction): the offsets of W_i2h, W_h2h, b_i2h, b_h2h in the flat vector."""
-    g, h, d = GATES[p.mode], p.state_size, 2 if p.bidirectional else 1
+    """Per (layer, direction): the offsets of W_i2h, W_h2h, b_i2h, b_h2h (and W_h2r) in the flat vector."""
+    g, h, d, r = GATES[p.mode], p.state_size, 2 if p.bidirectional else 1, _width(p)
     out, off = [], 0
     for layer in range(p.num_layers):
-        in_l = input_size if layer == 0 else d * h
+        in_l = input_size if layer == 0 else d * r
         for _ in range(d):
             wx = (off, (g * h, in_l))
             off += g * h * in_l
-            wh = (off, (g * h, h))
-            off += g * h * h
-            out.append([wx, wh])
+            wh = (off, (g * h, r))
+            off += g * h * r
+            entry = [wx, wh]
+            if p.projection_size:
+                entry.append((off, (r, h)))
+                off += r * h
+            out.append(entry)
     for entry in out:
-        entry.append((off, (g * h,)))
+        entry.insert(2, (off, (g * h,)))
         off += g * h
-        entry.append((off, (g * h,)))
+        entry.insert(3, (off, (g * h,)))
         off += g * h
-    return out
+    return out  # [W_i2h, W_h2h, b_i2h, b_h2h(, W_h2r)]
 
 
 def _arguments(p):
@@ -103,11 +122,22 @@ class _RNNProperty(FunctionalProperty):
     def _has_masks(self):
         return self.params.p > 0 and self.params.num_layers > 1
 
+    def _check_lstm_options(self):
+        p = self.params
+        if p.mode != "lstm" and (p.projection_size or p.lstm_state_clip_min is not None
+                                 or p.lstm_state_clip_max is not None):
+            raise self.error(f"projection_size and lstm_state_clip_* need mode='lstm', not {p.mode!r}")
+        if p.projection_size and p.projection_size > p.state_size:
+            raise self.error(f"projection_size={p.projection_size} is larger than state_size={p.state_size}")
+        lo, hi = p.lstm_state_clip_min, p.lstm_state_clip_max
+        if (lo is None) != (hi is None):
+            raise self.error("lstm_state_clip_min and lstm_state_clip_max must be given together")
+        if lo is not None and hi < lo:
+            raise self.error(f"lstm_state_clip_max={hi} is below lstm_state_clip_min={lo}")
+
     def infer_shape(self, in_shapes):
         p = self.params
-        for name in ("projection_size", "lstm_state_clip_min", "lstm_state_clip_max"):
-            if getattr(p, name) is not None:
-                raise self.error(f"{name}={getattr(p, name)} is not supported")
+        self._check_lstm_options()
         if p.use_sequence_length:
             raise self.error("use_sequence_length=True is not supported; pad the sequences or use SequenceMask")
         d = in_shapes[0]
@@ -117,30 +147,46 @@ class _RNNProperty(FunctionalProperty):
             raise self.error(f"data has shape {tuple(d)}; it must be (sequence_length, batch_size, input_size)")
         steps, batch, inputs = d
         dirs = 2 if p.bidirectional else 1
-        state = (p.num_layers * dirs, batch, p.state_size)
-        size = rnn_param_size(p.mode, inputs, p.state_size, p.num_layers, p.bidirectional)
+        state = (p.num_layers * dirs, batch, _width(p))
+        cell = (p.num_layers * dirs, batch, p.state_size)
+        size = rnn_param_size(p.mode, inputs, p.state_size, p.num_layers, p.bidirectional, p.projection_size)
         if in_shapes[1] is not None and tuple(in_shapes[1]) != (size,):
             raise self.error(f"parameters has shape {tuple(in_shapes[1])} but mode={p.mode!r}, input size "
                              f"{inputs}, state_size={p.state_size}, num_layers={p.num_layers}"
-                             f"{', bidirectional' if p.bidirectional else ''} needs ({size},)")
-        for i, s in enumerate(in_shapes[2:], start=2):
-            if s is not None and tuple(s) != state:
-                raise self.error(f"{_arguments(p)[i]} has shape {tuple(s)} but needs {state}")
-        outs = [(steps, batch, dirs * p.state_size)]
+                             f"{', bidirectional' if p.bidirectional else ''}"
+                             f"{f', projection_size={p.projection_size}' if p.projection_size else ''} needs ({size},)")
+        states = [state, cell][:len(in_shapes) - 2]
+        for i, (s, want) in enumerate(zip(in_shapes[2:], states, strict=True), start=2):
+            if s is not None and tuple(s) != want:
+                raise self.error(f"{_arguments(p)[i]} has shape {tuple(s)} but needs {want}")
+        outs = [(steps, batch, dirs * _width(p))]
         if p.state_outputs:
-            outs += [state] * (2 if p.mode == "lstm" else 1)
+            outs += [state, cell] if p.mode == "lstm" else [state]
         if self._has_masks():
-            outs.append((p.num_layers - 1, steps, batch, dirs * p.state_size))
-        return [tuple(d), (size,)] + [state] * (len(in_shapes) - 2), outs, []
+            outs.append((p.num_layers - 1, steps, batch, dirs * _width(p)))
+        return [tuple(d), (size,)] + states, outs, []
 
 
 def _sigmoid(xp, x):
     return 1 / (1 + xp.exp(-x))
 
 
-def _run_direction(xp, mode, xw, wh, bh, h, c, reverse):
-    """One direction of one layer. ``xw``: the input projections (T, N, G*H) with b_i2h added.
-    Returns the outputs (T, N, H), the final h and c, and what backward needs."""
+def _clip_cell(xp, p, c):
+    """The cell state clipped as the params ask, and the mask of where its gradient passes (None: everywhere)."""
+    lo, hi = p.lstm_state_clip_min, p.lstm_state_clip_max
+    if lo is None:
+        return c, None
+    mask = (c >= lo) & (c <= hi)
+    if p.lstm_state_clip_nan:
+        return xp.fmax(xp.fmin(c, hi), lo), mask  # fmin/fmax take the number over a NaN: NaN -> hi
+    return xp.minimum(xp.maximum(c, lo), hi), mask
+
+
+def _run_direction(xp, p, xw, wh, bh, h, c, reverse, whr=None):
+    """One direction of one layer. ``xw``: the input projections (T, N, G*H) with b_i2h added; ``whr``
+    the LSTMP projection. Returns the outputs (T, N, H or P), the final h (or r) and c, and what
+    backward needs."""
+    mode = p.mode
     steps = xw.shape[0]
     order = range(steps - 1, -1, -1) if reverse else range(steps)
     outs = [None] * steps
@@ -151,10 +197,12 @@ def _run_direction(xp, mode, xw, wh, bh, h, c, reverse):
             gates = xw[t] + hw
             i, f, g, o = xp.split(gates, 4, axis=1)
             i, f, g, o = _sigmoid(xp, i), _sigmoid(xp, f), xp.tanh(g), _sigmoid(xp, o)
-            c_new = f * c + i * g
+            c_new, mask = _clip_cell(xp, p, f * c + i * g)
             tc = xp.tanh(c_new)
-            h_new = o * tc
-            cache.append((t, h, c, i, f, g, o, tc))
+            h_new = hp = o * tc
+            if whr is not None:
+                h_new = hp @ whr.T
+            cache.append((t, h, c, i, f, g, o, tc, hp, mask))
             c = c_new
         elif mode == "gru":
             xr, xz, xn = xp.split(xw[t], 3, axis=1)
@@ -172,19 +220,26 @@ def _run_direction(xp, mode, xw, wh, bh, h, c, reverse):
     return xp.stack(outs), h, c, cache
 
 
-def _back_direction(xp, mode, wx_shape, wh, cache, dy, dh, dc):
-    """BPTT of one direction: returns d(xw) (T, N, G*H), dWh, dbh, and the gradients of the initial h, c."""
+def _back_direction(xp, mode, wx_shape, wh, cache, dy, dh, dc, whr=None):
+    """BPTT of one direction: returns d(xw) (T, N, G*H), dWh, dbh, the gradients of the initial h, c
+    and dWhr (None without a projection)."""
     steps = dy.shape[0]
     dxw = xp.zeros((steps, dy.shape[1], wh.shape[0]), dtype=dy.dtype)
     dwh = xp.zeros_like(wh)
     dbh = xp.zeros(wh.shape[0], dtype=dy.dtype)
+    dwhr = xp.zeros_like(whr) if whr is not None else None
     for entry in reversed(cache):
         t, h_prev = entry[0], entry[1]
         g_h = dy[t] + dh
         if mode == "lstm":
-            _, _, c_prev, i, f, g, o, tc = entry
+            _, _, c_prev, i, f, g, o, tc, hp, mask = entry
+            if whr is not None:
+                dwhr += g_h.T @ hp
+                g_h = g_h @ whr
             d_o = g_h * tc
             g_c = g_h * o * (1 - tc * tc) + dc
+            if mask is not None:
+                g_c = g_c * mask
             gates = xp.concatenate([g_c * g * i * (1 - i), g_c * c_prev * f * (1 - f), g_c * i * (1 - g * g),
                                     d_o * o * (1 - o)], axis=1)
             dxw[t] = gates
@@ -208,13 +263,15 @@ def _back_direction(xp, mode, wx_shape, wh, cache, dy, dh, dc):
         dwh += dhw.T @ h_prev
         dbh += dhw.sum(axis=0)
         dh = dhw @ wh + dh_direct
-    return dxw, dwh, dbh, dh, dc
+    return dxw, dwh, dbh, dh, dc, dwhr
 
 
 def _unpack(xp, params_vec, p, input_size):
+    """Per (layer, direction): [W_i2h, W_h2h, b_i2h, b_h2h, W_h2r or None]."""
     layers = []
-    for (wx, wh, bx, bh) in _slices(p, input_size):
-        layers.append([params_vec[o:o + _size(s)].reshape(s) for o, s in (wx, wh, bx, bh)])
+    for entry in _slices(p, input_size):
+        arrays = [params_vec[o:o + _size(s)].reshape(s) for o, s in entry]
+        layers.append(arrays + [None] * (5 - len(arrays)))
     return layers
 
 
@@ -237,10 +294,10 @@ def _forward_all(xp, p, data, params_vec, h0, c0, masks):
         outs = []
         for d in range(dirs):
             k = layer * dirs + d
-            wx, wh, bx, bh = weights[k]
+            wx, wh, bx, bh, whr = weights[k]
             xw = x @ wx.T + bx
             c_init = c0[k] if c0 is not None else None
-            y, h, c, cache = _run_direction(xp, p.mode, xw, wh, bh, h0[k], c_init, reverse=d == 1)
+            y, h, c, cache = _run_direction(xp, p, xw, wh, bh, h0[k], c_init, d == 1, whr)
             outs.append(y)
             hy.append(h)
             cy.append(c)
@@ -253,7 +310,7 @@ def _masks(xp, p, op_ctx, data):
     if not (p.p > 0 and p.num_layers > 1):
         return None
     dirs = 2 if p.bidirectional else 1
-    shape = (p.num_layers - 1, data.shape[0], data.shape[1], dirs * p.state_size)
+    shape = (p.num_layers - 1, data.shape[0], data.shape[1], dirs * _width(p))
     if not op_ctx.is_train:
         return xp.ones(shape, dtype=data.dtype)
     rng = op_ctx.requested[0].get_random()
@@ -279,25 +336,27 @@ def _rnn_bwd(xp, p, og, ins, outs):
     masks = outs[-1] if (p.p > 0 and p.num_layers > 1) else None
     _, _, _, record, weights = _forward_all(xp, p, data, params_vec, h0, c0, masks)
     dirs = 2 if p.bidirectional else 1
-    hidden = p.state_size
+    hidden = _width(p)
     dhy = og[1] if p.state_outputs else None
     dcy = og[2] if p.state_outputs and p.mode == "lstm" else None
-    grads = {}  # k -> (dwx, dwh, dbx, dbh)
+    grads = {}  # k -> (dwx, dwh, dbx, dbh[, dwhr])
     dh0 = xp.zeros_like(h0)
-    dc0 = xp.zeros_like(h0) if p.mode == "lstm" else None
+    dc0 = xp.zeros_like(c0) if p.mode == "lstm" else None
     dy = og[0]
     for layer in range(p.num_layers - 1, -1, -1):
         dx = None
         for d in range(dirs):
             k = layer * dirs + d
             x, cache = record[k]
-            wx, wh, _, _ = weights[k]
+            wx, wh, _, _, whr = weights[k]
             dy_dir = dy[:, :, d * hidden:(d + 1) * hidden]
             dh = dhy[k] if dhy is not None else xp.zeros_like(h0[k])
-            dc = dcy[k] if dcy is not None else (xp.zeros_like(h0[k]) if p.mode == "lstm" else None)
-            dxw, dwh, dbh, dh_init, dc_init = _back_direction(xp, p.mode, wx.shape, wh, cache, dy_dir, dh, dc)
+            dc = dcy[k] if dcy is not None else (xp.zeros_like(c0[k]) if p.mode == "lstm" else None)
+            dxw, dwh, dbh, dh_init, dc_init, dwhr = _back_direction(xp, p.mode, wx.shape, wh, cache, dy_dir, dh, dc,
+                                                                    whr)
             flat = dxw.reshape(-1, dxw.shape[2])
-            grads[k] = (flat.T @ x.reshape(-1, x.shape[2]), dwh, flat.sum(axis=0), dbh)
+            grads[k] = (flat.T @ x.reshape(-1, x.shape[2]), dwh, flat.sum(axis=0), dbh) + (
+                (dwhr,) if whr is not None else ())
             term = dxw @ wx
             dx = term if dx is None else dx + term
             dh0[k] = dh_init
@@ -307,8 +366,8 @@ def _rnn_bwd(xp, p, og, ins, outs):
             dx = dx * masks[layer - 1]
         dy = dx
     d_params = xp.zeros_like(params_vec)
-    for k, (wx_s, wh_s, bx_s, bh_s) in enumerate(_slices(p, data.shape[2])):
-        for (off, shape), g in zip((wx_s, wh_s, bx_s, bh_s), grads[k], strict=True):
+    for k, entry in enumerate(_slices(p, data.shape[2])):
+        for (off, shape), g in zip(entry, grads[k], strict=True):
             d_params[off:off + _size(shape)] = g.reshape(-1)
     result = [dy, d_params, dh0]
     if p.mode == "lstm":

@@ -22,7 +22,7 @@ import numpy as _np
 
 from ..base import ADD_TO, NULL, WRITE_INPLACE, WRITE_TO
 from ..functional import FunctionalOperator, FunctionalProperty, defop
-from ..params import OpParam
+from ..params import Field, OpParam
 
 __all__ = ["UNARY_OPS"]
 
@@ -136,6 +136,13 @@ def _fwd1(f):
 _ZERO_GRADIENT = {"sign", "round", "rint", "fix", "ceil", "floor", "trunc", "zeros_like", "ones_like"}
 
 
+class LikeParam(OpParam):
+    """zeros_like/ones_like: MXNet 1.9.1 registers no params for them and so accepts any keyword,
+    ``dtype`` among them, and ignores it (the result keeps the input's dtype)."""
+
+    dtype: str | None = Field(None, description="accepted and ignored, as in MXNet 1.9.1: the input's dtype is kept")
+
+
 def _copy_gradient(nd, prop, og, ins, outs):
     return [og[0]]
 
@@ -143,6 +150,7 @@ def _copy_gradient(nd, prop, og, ins, outs):
 for _name, (_f, _g, _deps, _uf, _aliases) in UNARY_OPS.items():
     _d = "og," + _deps if _deps else "og"
     defop(_name, fwd=_fwd1(_f), bwd=_make_bwd(_g, _deps), deps=_d, aliases=_aliases, base=_UnaryProperty,
+          **({"param": LikeParam} if _name in ("zeros_like", "ones_like") else {}),
           inplace=True, ufunc_name=_uf, doc=f"Elementwise {_name.strip('_')} of the input.",
           zero_gradient=_name in _ZERO_GRADIENT, xp_gradient=_name != "_copy",
           recorded_gradient=_copy_gradient if _name == "_copy" else None)

@@ -218,7 +218,7 @@ defop("slice", linear_input=True, param=SliceParam, base=_SliceProperty, aliases
 class SliceAxisParam(OpParam):
     axis: int
     begin: int
-    end: Optional[int]
+    end: Optional[int] = None  # MXNet requires it but takes None (to the end); a symbol drops a None value
 
 
 def _axis_slice(p, ndim):
