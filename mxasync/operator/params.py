@@ -27,11 +27,11 @@ import typing
 from typing import Annotated, Any, ClassVar, Optional
 
 import numpy as np
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from ..base import MXAsyncError
 
-__all__ = ["OpParam", "NoParam", "Shape", "OptShape", "DType", "parse_params", "Field", "format_value"]
+__all__ = ["OpParam", "NoParam", "Shape", "OutShape", "OptShape", "DType", "parse_params", "Field", "format_value"]
 
 
 def _to_shape(v: Any) -> Any:
@@ -53,6 +53,17 @@ def _to_dtype(v: Any) -> Any:
 
 #: a tuple of ints; an int ``3`` means ``(3,)`` as in MXNet's TShape parser
 Shape = Annotated[tuple[int, ...], BeforeValidator(_to_shape)]
+
+
+def _check_out_shape(v: tuple[int, ...]) -> tuple[int, ...]:
+    for i, d in enumerate(v):
+        if d < -1:
+            raise ValueError(f"dimension {i} is {d}; a size must be >= 0 (or -1: unknown)")
+    return v
+
+
+#: the shape of an array an op creates (``_zeros``, the samplers): sizes >= 0, -1 for unknown (MXNet's rule)
+OutShape = Annotated[tuple[int, ...], BeforeValidator(_to_shape), AfterValidator(_check_out_shape)]
 OptShape = Annotated[Optional[tuple[Optional[int], ...]], BeforeValidator(_to_shape)]
 #: a numpy dtype name ('float32'); numpy dtypes and types are accepted
 DType = Annotated[str, BeforeValidator(_to_dtype)]

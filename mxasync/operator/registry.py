@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import inspect
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +34,7 @@ _CANON: dict[str, OpDef] = {}
 _OVERRIDES: dict[tuple[str, str], Callable] = {}
 _CACHE_MAX = 4096
 _lock = threading.Lock()
+_IGNORED_WARNED: set[tuple[str, str]] = set()   # (op, keyword) pairs already warned about
 
 
 class OpDef:
@@ -54,6 +56,11 @@ class OpDef:
     # -- params -----------------------------------------------------------
     def parse_params(self, kwargs: dict, name: str | None = None) -> OpParam:
         label = f"{self.name}({name})" if name else self.name
+        if kwargs and not self.param_cls.model_fields:
+            # MXNet's ops without a parameter struct keep any attribute and ignore it
+            # (``broadcast_maximum(a, b, axis=1)`` runs there): ignore it too, warning once per (op, keyword)
+            _warn_ignored(self.name, kwargs)
+            kwargs = {}
         return parse_params(label, self.param_cls, kwargs)
 
     def prepare(self, **kwargs: Any) -> OperatorProperty:
@@ -171,6 +178,16 @@ class OpDef:
 
     def __repr__(self) -> str:
         return f"<OpDef {self.name}>"
+
+
+def _warn_ignored(op: str, kwargs: dict) -> None:
+    for key, value in kwargs.items():
+        with _lock:
+            if (op, key) in _IGNORED_WARNED:
+                continue
+            _IGNORED_WARNED.add((op, key))
+        warnings.warn(f"{op}: the op takes no parameters; {key}={value!r} is ignored (as MXNet does)",
+                      UserWarning, stacklevel=4)
 
 
 def register_op(name: str, *, aliases: tuple[str, ...] | list[str] = (), param: type[OpParam] | None = None,

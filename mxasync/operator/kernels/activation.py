@@ -77,11 +77,29 @@ def activation_backward(xp: Any, out_grad: Array, out: Array, act_type: str, int
     raise ValueError(f"Activation: act_type must be one of {ACT_TYPES}, got {act_type!r}")
 
 
-def _prelu_gamma(gamma: Array, ndim: int) -> Array:
-    """Line gamma up with axis 1 (one slope per channel), or broadcast a single slope."""
-    if gamma.size == 1 or ndim < 2:
-        return gamma.reshape((1,) * ndim) if ndim else gamma.reshape(())
-    return gamma.reshape((1, -1) + (1,) * (ndim - 2))
+def prelu_gamma_shape(gshape: tuple, dshape: tuple) -> tuple | None:
+    """The shape gamma takes to broadcast against data (MXNet's rule): its axes line up, from its
+    last, with data's axes 1 and 0 only (a (C,) gamma is one slope per channel, an (N, C) one a slope
+    per sample and channel, a (1,) one a single slope); None when gamma does not fit.
+
+    >>> prelu_gamma_shape((4,), (3, 4, 5, 5)), prelu_gamma_shape((3, 4), (3, 4, 5)), prelu_gamma_shape((2,), (3, 4))
+    ((1, 4, 1, 1), (3, 4, 1), None)
+    """
+    out = [1] * len(dshape)
+    s = len(gshape) - 1
+    for i in range(len(dshape) - 1, -1, -1):
+        if s >= 0 and i <= 1 and (dshape[i] == gshape[s] or gshape[s] == 1):
+            out[i] = gshape[s]
+            s -= 1
+    return tuple(out) if s == -1 else None
+
+
+def _prelu_gamma(gamma: Array, ndim: int, dshape: tuple = ()) -> Array:
+    shape = prelu_gamma_shape(tuple(gamma.shape), tuple(dshape))
+    if shape is None:
+        raise ValueError(f"LeakyReLU(prelu): gamma of shape {tuple(gamma.shape)} does not broadcast to data "
+                         f"{tuple(dshape)} (it lines up with data's axes 1 and 0)")
+    return gamma.reshape(shape)
 
 
 def leaky_relu(xp: Any, data: Array, act_type: str = "leaky", slope: float = 0.25, gamma: Array | None = None) -> Array:
@@ -94,7 +112,7 @@ def leaky_relu(xp: Any, data: Array, act_type: str = "leaky", slope: float = 0.2
     if act_type == "leaky":
         return xp.where(data > 0, data, data * slope)
     if act_type == "prelu":
-        return xp.where(data > 0, data, data * _prelu_gamma(gamma, data.ndim))
+        return xp.where(data > 0, data, data * _prelu_gamma(gamma, data.ndim, data.shape))
     if act_type == "elu":
         return xp.where(data > 0, data, slope * xp.expm1(xp.minimum(data, 0)))
     if act_type == "selu":
@@ -118,15 +136,17 @@ def leaky_relu_backward(
     if act_type == "leaky":
         return out_grad * xp.where(pos, 1.0, slope).astype(out_grad.dtype), None
     if act_type == "prelu":
-        g = _prelu_gamma(gamma, data.ndim)
+        g = _prelu_gamma(gamma, data.ndim, data.shape)
         dx = xp.where(pos, out_grad, out_grad * g)
         dgamma = sum_to_shape(xp, xp.where(pos, 0, out_grad * data), g.shape).reshape(gamma.shape)
         return dx, dgamma
     if act_type == "elu":
         return xp.where(pos, out_grad, out_grad * slope * xp.exp(xp.minimum(data, 0))), None
     if act_type == "selu":
-        neg = SELU_ALPHA * xp.exp(xp.minimum(data, 0))
-        return out_grad * SELU_LAMBDA * xp.where(pos, 1.0, neg), None
+        # MXNet's selu_grad: lambda * (alpha + y) on the negative side, y being the output (which is
+        # itself scaled by lambda); MXNet's tests check exactly this, so we keep it
+        y = SELU_LAMBDA * SELU_ALPHA * xp.expm1(xp.minimum(data, 0))
+        return out_grad * SELU_LAMBDA * xp.where(pos, 1.0, SELU_ALPHA + y), None
     if act_type == "gelu":
         cdf = 0.5 * (1.0 + erf(xp, data / math.sqrt(2.0)))
         pdf = xp.exp(-0.5 * data * data) / math.sqrt(2.0 * math.pi)

@@ -56,6 +56,10 @@ class _LeakyProperty(FunctionalProperty):
         if self.params.act_type == "prelu":
             g = in_shapes[1] if len(in_shapes) > 1 else None
             g = g if g is not None else (None if d is None else (d[1] if len(d) > 1 else 1,))
+            if d is not None and g is not None and 0 not in d and 0 not in g \
+                    and actk.prelu_gamma_shape(tuple(g), tuple(d)) is None:
+                raise self.error(f"gamma has shape {tuple(g)} but data {tuple(d)} needs (C,) = ({d[1] if len(d) > 1 else 1},), "
+                                 "(1,) or a shape that lines up with data's axes 0 and 1")
             return [d, g], [d], []
         return [d], [d] * self.num_outputs(), []
 

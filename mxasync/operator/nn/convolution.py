@@ -161,9 +161,15 @@ class PoolingParam(OpParam):
     layout: Optional[str] = None
 
 
+def _first(v, kernel):
+    """MXNet reads only the first ``len(kernel)`` values of stride and pad (``pad=(0, 0, 0)`` on 1-D pooling)."""
+    return (v[:len(kernel)] if kernel and len(v) > len(kernel) else v) or None
+
+
 def _pool_kw(p):
     return dict(kernel=p.kernel or None, pool_type=p.pool_type, global_pool=p.global_pool,
-                pooling_convention=p.pooling_convention, stride=p.stride or None, pad=p.pad or None,
+                pooling_convention=p.pooling_convention, stride=_first(p.stride, p.kernel),
+                pad=_first(p.pad, p.kernel),
                 p_value=p.p_value, count_include_pad=p.count_include_pad, layout=p.layout)
 
 
@@ -176,11 +182,17 @@ class _PoolProperty(FunctionalProperty):
         if len(d) < 3:
             raise self.error(f"data has shape {tuple(d)}; Pooling needs (N, C, ...) with 1 to 3 spatial axes")
         nsp = len(d) - 2
+        if p.pooling_convention == "same":  # MXNet's rule: 1-D only, and no pad
+            if nsp != 1:
+                raise self.error(f"pooling_convention='same' supports 1-D pooling only: data {tuple(d)} needs "
+                                 f"3 axes (N, C, W)")
+            if any(p.pad):
+                raise self.error(f"pooling_convention='same' computes its own padding: pad={p.pad} must be 0")
         if p.global_pool:
             return [d], [tuple(d[:2]) + (1,) * nsp], []
         if len(p.kernel) != nsp:
             raise self.error(f"kernel={p.kernel} does not match the {nsp} spatial axes of data {tuple(d)}")
-        k, s, _, pd = conv_params(nsp, p.kernel, p.stride or None, None, p.pad or None)
+        k, s, _, pd = conv_params(nsp, p.kernel, _first(p.stride, p.kernel), None, _first(p.pad, p.kernel))
         for x, kk, pp in zip(d[2:], k, pd, strict=False):
             if kk > x + 2 * pp:
                 raise self.error(f"kernel={p.kernel} is larger than the input {tuple(d)} padded by pad={pd}")

@@ -43,6 +43,14 @@ class _SequenceMaskProperty(FunctionalProperty):
                              f"axis={p.axis} needs {b}")
         return [d, b], [out], []
 
+    def infer_type(self, in_types):
+        # MXNet: the output has data's dtype; sequence_length keeps its own (int32 lengths are
+        # common) and takes data's only when unknown
+        t = in_types[0]
+        if t is None:
+            return list(in_types), [None], []
+        return [t] + [t if u is None else u for u in in_types[1:]], [t], []
+
 
 def _keep(xp, p, data, lengths):
     """A boolean array broadcastable to ``data``: time step < the sequence's length."""

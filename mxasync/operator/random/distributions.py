@@ -23,7 +23,7 @@ from pydantic import create_model
 
 from ...runtime.resource import ResourceRequest
 from ..functional import FunctionalProperty, defop
-from ..params import DType, OpParam, Shape
+from ..params import DType, OpParam, OutShape
 from .samplers import _dt, _rng, _SamplerProperty
 
 __all__: list[str] = []
@@ -51,11 +51,11 @@ def _scalar_param(name: str, params: tuple) -> type[OpParam]:
     """The params of ``_random_<name>``: its scalar parameters, then shape/ctx/dtype as the other samplers."""
     fields = {p: (float, default) for p, default in params}
     return create_model(f"Random{name.title().replace('_', '')}Param", __base__=OpParam, **fields,
-                        shape=(Shape, ()), ctx=(str, ""), dtype=(Optional[DType], None))
+                        shape=(OutShape, ()), ctx=(str, ""), dtype=(Optional[DType], None))
 
 
 class SampleParam(OpParam):
-    shape: Shape = ()
+    shape: OutShape = ()
     dtype: Optional[DType] = None
 
 
@@ -120,7 +120,7 @@ defop("_sample_normal", param=SampleParam, base=_SampleProperty, arguments=("mu"
 
 
 class MultinomialParam(OpParam):
-    shape: Shape = ()
+    shape: OutShape = ()
     get_prob: bool = False
     dtype: DType = "int32"
 

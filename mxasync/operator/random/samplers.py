@@ -17,7 +17,7 @@ from ...base import MXAsyncError
 from ...runtime.resource import ResourceRequest
 from ..base import assign
 from ..functional import FunctionalOperator, FunctionalProperty, defop
-from ..params import DType, OpParam, Shape
+from ..params import DType, OpParam, OutShape
 
 __all__: list[str] = []
 
@@ -56,7 +56,7 @@ class _SamplerProperty(FunctionalProperty):
 class UniformParam(OpParam):
     low: float = 0.0
     high: float = 1.0
-    shape: Shape = ()
+    shape: OutShape = ()
     ctx: str = ""
     dtype: Optional[DType] = None
 
@@ -64,7 +64,7 @@ class UniformParam(OpParam):
 class NormalParam(OpParam):
     loc: float = 0.0
     scale: float = 1.0
-    shape: Shape = ()
+    shape: OutShape = ()
     ctx: str = ""
     dtype: Optional[DType] = None
 
@@ -72,7 +72,7 @@ class NormalParam(OpParam):
 class RandIntParam(OpParam):
     low: int
     high: int
-    shape: Shape = ()
+    shape: OutShape = ()
     ctx: str = ""
     dtype: Optional[DType] = None
 

@@ -18,13 +18,13 @@ import math
 from typing import Optional
 
 from ..functional import FunctionalProperty, defop
-from ..params import DType, Field, OpParam, Shape
+from ..params import DType, Field, OpParam, OutShape
 
 __all__ = ["InitParam", "FullParam", "ArangeParam", "LinspaceParam", "EyeParam", "arange_length"]
 
 
 class InitParam(OpParam):
-    shape: Shape = ()
+    shape: OutShape = ()
     ctx: str = ""
     dtype: DType = "float32"
 
@@ -75,7 +75,9 @@ class _InitProperty(FunctionalProperty):
         return tuple(self.params.shape)
 
     def infer_shape(self, in_shapes):
-        return [], [self.out_shape()], []
+        # -1 is an unknown size (MXNet's legacy shapes): 0 in our partial shapes, filled in by
+        # backward inference from the consumers (``ones(shape=(-1, -1)) + ...``)
+        return [], [tuple(0 if d == -1 else d for d in self.out_shape())], []
 
     def infer_type(self, in_types):
         return [], [self.params.dtype], []

@@ -198,8 +198,9 @@ class _SliceProperty(FunctionalProperty):
             sl = _slices(self.params, s)
         except ValueError as exc:
             raise self.error(str(exc)) from None
-        out = tuple(len(range(*k.indices(d))) for k, d in zip(sl, s, strict=False)) + tuple(s[len(sl):])
-        if 0 in out:
+        # an unknown (0) dimension stays unknown, the known ones are sliced (MXNet's partial shapes)
+        out = tuple(len(range(*k.indices(d))) if d else 0 for k, d in zip(sl, s, strict=False)) + tuple(s[len(sl):])
+        if any(o == 0 and d for o, d in zip(out, s, strict=False)):
             raise self.error(f"begin={self.params.begin}, end={self.params.end} select nothing from {s}")
         return [s], [out], []
 
@@ -232,6 +233,8 @@ class _SliceAxisProperty(FunctionalProperty):
         if s is None:
             return [None], [None], []
         a = norm_axes(self, self.params.axis, len(s))[0]
+        if not s[a]:  # unknown: stays unknown
+            return [s], [s], []
         n = len(range(*slice(self.params.begin, self.params.end).indices(s[a])))
         if n <= 0:
             raise self.error(f"begin={self.params.begin}, end={self.params.end} select nothing from axis {a} of {s}")

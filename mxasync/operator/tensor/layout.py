@@ -153,6 +153,10 @@ class BlockParam(OpParam):
 def _nchw(prop, s):
     if len(s) != 4:
         raise prop.error(f"data has shape {s}; it needs a 4-D (N, C, H, W) input")
+    for i, d in enumerate(s):
+        if d == 0:  # MXNet refuses a zero (or, in its classic shapes, unknown) size on every axis
+            raise prop.error(f"block_size={prop.params.block_size}: dimension {i} of data {s} is 0; "
+                             f"every size must be > 0")
     return s
 
 

@@ -92,7 +92,12 @@ class _DiagProperty(FunctionalProperty):
         if a1 == a2:
             raise self.error(f"axis1={p.axis1} and axis2={p.axis2} name the same axis of {tuple(s)}")
         n1, n2 = s[a1], s[a2]
-        length = max(0, min(n1, n2 - p.k) if p.k >= 0 else min(n1 + p.k, n2))
+        length = min(n1, n2 - p.k) if p.k >= 0 else min(n1 + p.k, n2)
+        if length < 0 and n1 and n2:  # MXNet: an empty diagonal is fine, one past the edge is not
+            raise self.error(f"k={p.k}: diagonal {p.k} does not exist in the ({n1}, {n2}) planes "
+                             f"(axis1={p.axis1}, axis2={p.axis2}) of data {tuple(s)}; |k| may be at most "
+                             f"{n2 if p.k >= 0 else n1}")
+        length = max(0, length)
         rest = tuple(d for i, d in enumerate(s) if i not in (a1, a2))
         return [s], [rest + (length,)], []
 

@@ -118,15 +118,37 @@ def _red(fn):
     return lambda xp, p, x: getattr(xp, fn)(x, axis=_axes(p, x), keepdims=p.keepdims)
 
 
+def _acc_red(fn):
+    """A sum or product that accumulates in the input's integer dtype, wrapping around as MXNet's
+    does (numpy would promote int8 to int64 and the result would not fit back)."""
+    def fwd(xp, p, x):
+        dtype = x.dtype if x.dtype.kind in "iu" else None
+        return getattr(xp, fn)(x, axis=_axes(p, x), keepdims=p.keepdims, dtype=dtype)
+
+    return fwd
+
+
+def _mean_fwd(xp, p, x):
+    if x.dtype.kind not in "iu":
+        return xp.mean(x, axis=_axes(p, x), keepdims=p.keepdims)
+    # MXNet: the sum wraps in the dtype, then integer division truncates toward zero
+    axes = _axes(p, x)
+    n = max(1, prod(x.shape[a] for a in axes))
+    s = xp.sum(x, axis=axes, keepdims=p.keepdims, dtype=x.dtype).astype(xp.int64)
+    q = s // n
+    q = q + ((s % n != 0) & (s < 0))
+    return q.astype(x.dtype)
+
+
 # name: (forward, backward, aliases)
 REDUCE_OPS = {
-    "sum": (_red("sum"), _sum_bwd(False), ("sum_axis",)),
-    "mean": (_red("mean"), _sum_bwd(True), ()),
+    "sum": (_acc_red("sum"), _sum_bwd(False), ("sum_axis",)),
+    "mean": (_mean_fwd, _sum_bwd(True), ()),
     "max": (_red("max"), _minmax_bwd, ("max_axis",)),
     "min": (_red("min"), _minmax_bwd, ("min_axis",)),
-    "prod": (_red("prod"), _prod_bwd, ()),
-    "nansum": (_red("nansum"), _nansum_bwd, ()),
-    "nanprod": (_red("nanprod"), _nanprod_bwd, ()),
+    "prod": (_acc_red("prod"), _prod_bwd, ()),
+    "nansum": (_acc_red("nansum"), _nansum_bwd, ()),
+    "nanprod": (_acc_red("nanprod"), _nanprod_bwd, ()),
 }
 
 for _name, (_f, _b, _al) in REDUCE_OPS.items():

@@ -22,10 +22,13 @@ from ..params import OpParam, OptShape, Shape
 __all__ = ["reshape_shape"]
 
 
-def _tokens(spec):
+def _tokens(spec, label="Reshape", given=None):
     out, i = [], 0
     while i < len(spec):
         if spec[i] == -4:
+            if i + 2 >= len(spec):
+                raise MXAsyncError(f"{label}: shape={given or spec}: -4 must be followed by two dimensions"
+                                   + (" (read from the right with reverse=True)" if given else ""))
             out.append((-4, spec[i + 1], spec[i + 2]))
             i += 3
         else:
@@ -36,11 +39,12 @@ def _tokens(spec):
 
 def reshape_shape(src: tuple, spec: tuple, reverse: bool = False, label: str = "Reshape") -> tuple:
     """The output shape of MXNet's Reshape for input ``src`` and ``shape=spec``."""
-    toks = _tokens(tuple(spec))
     src = tuple(src)
-    if reverse:
+    if reverse:  # MXNet reverses the codes themselves, then reads them left to right (-4 included)
         src = src[::-1]
-        toks = [(-4, t[2], t[1]) if isinstance(t, tuple) else t for t in toks[::-1]]
+        toks = _tokens(tuple(spec)[::-1], label, tuple(spec))
+    else:
+        toks = _tokens(tuple(spec), label)
     out, i, infer = [], 0, None
     try:
         for t in toks:
@@ -150,6 +154,20 @@ def _transpose_shape(prop, s):
     return tuple(s[a] for a in _perm(prop.params, len(s)))
 
 
+def _transpose_refine(prop, in_shapes, out_shapes):
+    """The input's shape from the output's (MXNet's backward shape rule): the inverse permutation."""
+    out = out_shapes[0]
+    if not out:
+        return None
+    perm = _perm(prop.params, len(out))
+    if sorted(perm) != list(range(len(out))):
+        return None  # the forward rule reports it
+    inp = [0] * len(out)
+    for i, a in enumerate(perm):
+        inp[a] = out[i]
+    return [tuple(inp)]
+
+
 def _transpose_bwd(xp, p, og, ins, outs):
     perm = _perm(p, og[0].ndim)
     inv = [0] * len(perm)
@@ -159,6 +177,7 @@ def _transpose_bwd(xp, p, og, ins, outs):
 
 
 defop("transpose", linear_input=True, param=TransposeParam, base=_ShapeProperty, deps="og", out_shape=staticmethod(_transpose_shape),
+      refine_partial_inputs=_transpose_refine,
       fwd=lambda xp, p, x: xp.transpose(x, _perm(p, x.ndim)), bwd=_transpose_bwd,
       doc="Permute the axes (reverse them when ``axes`` is empty).")
 

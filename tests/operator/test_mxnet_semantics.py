@@ -1,0 +1,260 @@
+"""Behaviours MXNet 1.9.1's operator tests pin, checked against values recorded from MXNet.
+
+``fixtures_semantics/mxnet_ref.npz`` holds LeakyReLU outputs and autograd gradients and integer
+reductions recorded from MXNet (``fixtures_semantics/make_fixtures.py``); the shape tables below
+are MXNet's own (its ``test_reshape``, ``test_slice_partial_infer``), each checked on MXNet 1.9.1.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mxasync as mx
+from mxasync.operator import get_op, list_ops
+
+FIXTURE = Path(__file__).parent / "fixtures_semantics" / "mxnet_ref.npz"
+
+
+@pytest.fixture(scope="module")
+def ref():
+    with np.load(FIXTURE) as z:
+        return {k: z[k] for k in z.files}
+
+
+def _cases(ref, prefix):
+    return sorted({k.split("/")[0] for k in ref if k.startswith(prefix)})
+
+
+# -- SliceChannel with one output ---------------------------------------------------------------------
+@pytest.mark.parametrize("squeeze", [True, False])
+def test_split_into_one_part_in_a_bound_graph(squeeze):
+    x = mx.sym.Variable("x")
+    y = mx.sym.split(x, num_outputs=1, axis=1, squeeze_axis=squeeze) * 2
+    exe = y.simple_bind(mx.cpu(), x=(2, 1, 3))
+    data = np.arange(6, dtype=np.float32).reshape(2, 1, 3)
+    out = exe.forward(is_train=True, x=mx.nd.array(data))[0].asnumpy()
+    np.testing.assert_array_equal(out, (data[:, 0] if squeeze else data) * 2)
+    exe.backward([mx.nd.ones(out.shape)])
+    np.testing.assert_array_equal(exe.grad_dict["x"].asnumpy(), np.full((2, 1, 3), 2.0))
+
+
+def test_lstm_stack_unrolled_one_step_through_module():
+    stack = mx.rnn.SequentialRNNCell()
+    for i in range(3):
+        stack.add(mx.rnn.LSTMCell(num_hidden=4, prefix=f"l{i}_"))
+    out, _ = stack.unroll(1, inputs=mx.sym.Variable("data"), layout="NTC", merge_outputs=True)
+    mod = mx.mod.Module(mx.sym.Group([mx.sym.MakeLoss(mx.sym.sum(out)), mx.sym.BlockGrad(out)]),
+                        data_names=["data"], label_names=None)
+    mod.bind(data_shapes=[("data", (2, 1, 3))], inputs_need_grad=True)
+    mod.init_params(initializer=mx.init.Uniform(0.5))
+    mod.forward_backward(mx.io.DataBatch([mx.nd.ones((2, 1, 3))]))
+    assert mod.get_outputs()[1].asnumpy().shape == (2, 1, 4)
+    grad = mod.get_input_grads()[0].asnumpy()
+    assert grad.shape == (2, 1, 3) and np.abs(grad).sum() > 0
+
+
+# -- ordering, index and integer arithmetic ------------------------------------------------------------
+def test_axis_none_flattens_and_index_ops_give_int64():
+    x = mx.nd.array([[3, 1, 2], [0, 5, 4]])
+    assert mx.nd.sort(x, axis=None).asnumpy().tolist() == [0, 1, 2, 3, 4, 5]
+    assert mx.nd.argsort(x, axis=None).asnumpy().tolist() == [3, 1, 2, 0, 5, 4]
+    assert mx.nd.topk(x, axis=None, k=2).asnumpy().tolist() == [4, 5]
+    r = mx.nd.ravel_multi_index(mx.nd.array([[1, 2], [0, 1]]), shape=(3, 4))
+    assert r.dtype == np.float32 and r.asnumpy().tolist() == [4, 9]
+    for arr, want in ((mx.nd.shape_array(x), [2, 3]), (mx.nd.size_array(x), [6])):
+        assert arr.dtype == np.int64 and arr.asnumpy().tolist() == want
+
+
+def test_integer_elementwise_ops_wrap_around():
+    a = mx.nd.array([120, 100], dtype="int8")
+    for got, want in ((a + a, [-16, -56]), (a * a, [64, 16]), (a * 3, [104, 44]), (a + 100, [-36, -56]),
+                      (mx.nd.broadcast_add(a, a), [-16, -56])):
+        assert got.dtype == np.int8 and got.asnumpy().tolist() == want
+    u = mx.nd.array([1], dtype="uint8") - mx.nd.array([2], dtype="uint8")
+    assert u.dtype == np.uint8 and u.asnumpy().tolist() == [255]
+
+
+def test_integer_reductions_wrap_around_as_mxnet(ref):
+    cases = _cases(ref, "reduce_")
+    assert len(cases) == 18
+    for case in cases:
+        spec = json.loads(str(ref[f"{case}/spec"]))
+        x = ref[f"{case}/in0"]
+        got = getattr(mx.nd, spec["op"])(mx.nd.array(x, dtype=x.dtype), axis=spec["axis"]).asnumpy()
+        want = ref[f"{case}/out0"]
+        assert got.dtype == want.dtype, case
+        np.testing.assert_array_equal(got, want, err_msg=case)
+
+
+# -- sequence ops: integer lengths ----------------------------------------------------------------------
+@pytest.mark.parametrize("op", ["SequenceMask", "SequenceReverse", "SequenceLast"])
+def test_sequence_ops_take_integer_lengths_at_type_inference(op):
+    d, n = mx.sym.Variable("d"), mx.sym.Variable("n")
+    s = getattr(mx.sym, op)(d, n, use_sequence_length=True)
+    ins, outs, _ = s.infer_type(d="float32", n="int32")
+    assert [np.dtype(t) for t in ins] == [np.float32, np.int32] and np.dtype(outs[0]) == np.float32
+    exe = s.simple_bind(mx.cpu(), d=(3, 2, 2), n=(2,), type_dict={"n": "int32"}, grad_req={"d": "write", "n": "null"})
+    exe.arg_dict["d"][:] = 1.0
+    exe.arg_dict["n"][:] = mx.nd.array([1, 2], dtype="int32")
+    out = exe.forward(is_train=True)[0]
+    assert out.asnumpy().sum() == {"SequenceMask": 6.0, "SequenceReverse": 12.0, "SequenceLast": 4.0}[op]
+    exe.backward([mx.nd.ones(out.shape)])
+    assert exe.grad_dict["d"].shape == (3, 2, 2)
+
+
+# -- shapes: Reshape codes, slice and transpose partial inference ---------------------------------------
+RESHAPE_CASES = [  # MXNet's test_reshape table: (src, shape, reverse, dst)
+    ((2, 3, 5, 5), (0, -1), False, (2, 75)), ((2, 3, 5, 5), (0, 0, -1), False, (2, 3, 25)),
+    ((5, 3, 4, 5), (0, -1, 0), False, (5, 15, 4)), ((2, 3, 5, 4), (-1, 0, 0), False, (8, 3, 5)),
+    ((2, 4, 5, 3), (-1, 2, 2, 1), False, (30, 2, 2, 1)), ((2, 3, 5, 6), (6, 1, -2), False, (6, 1, 5, 6)),
+    ((2, 3, 5, 6), (-3, -3), False, (6, 30)), ((2, 3, 5, 6), (-3, -1), False, (6, 30)),
+    ((64,), (-4, 16, -1), False, (16, 4)), ((64, 1, 2, 3), (-4, 16, -1, -2), False, (16, 4, 1, 2, 3)),
+    ((2, 3, 5, 5), (0, -1), True, (5, 30)), ((5, 3, 4, 5), (0, -1, 0), True, (3, 20, 5)),
+    ((2, 3, 4, 5), (3, -1, 0), True, (3, 8, 5)), ((2, 3, 5, 5), (5, 3, 0, -1), True, (5, 3, 5, 2)),
+    ((2, 3, 5, 6), (-2, 1, 30), True, (2, 3, 1, 30)), ((2, 3, 5, 6), (-3, -3), True, (6, 30)),
+    ((64,), (16, 4, -4), True, (16, 4)), ((64,), (16, -1, -4), True, (16, 4)),
+    ((1, 2, 3, 64), (-2, -1, 16, -4), True, (1, 2, 3, 4, 16)),
+]
+
+
+@pytest.mark.parametrize("src,shape,reverse,dst", RESHAPE_CASES)
+def test_reshape_codes(src, shape, reverse, dst):
+    net = mx.sym.load_json(mx.sym.Reshape(mx.sym.Variable("data"), shape=shape, reverse=reverse).tojson())
+    assert net.infer_shape(data=src)[1][0] == dst
+    x = np.arange(np.prod(src), dtype=np.float32).reshape(src)
+    np.testing.assert_array_equal(mx.nd.Reshape(mx.nd.array(x), shape=shape, reverse=reverse).asnumpy(), x.reshape(dst))
+    for i in range(len(src)):  # one input size unknown: found back from the output
+        held = tuple(0 if j == i else d for j, d in enumerate(src))
+        both = mx.sym.elemwise_add(mx.sym.Variable("data").reshape(shape, reverse=reverse), mx.sym.ones(shape=dst))
+        ins, outs, _ = both.infer_shape(data=held)
+        assert (ins[0], outs[0]) == (src, dst)
+
+
+def test_reshape_minus_four_needs_two_values():
+    with pytest.raises(mx.MXNetError, match=r"Reshape.*shape=\(2, -4\).*-4 must be followed by two"):
+        mx.sym.Reshape(mx.sym.Variable("x"), shape=(2, -4), reverse=True).infer_shape(x=(2, 6))
+
+
+def test_slice_partial_shapes_keep_unknown_dims():
+    def out(sym):
+        return sym.infer_shape_partial()[1][0]
+
+    v = mx.sym.var("data", shape=(0, 20))
+    for begin, end, step, want in [((None, None), (None, 10), (), (0, 10)), ((None, None), (None, 10), (None, 2), (0, 5)),
+                                   ((None, 3), (5, 10), (), (0, 7)), ((2, 3), (None, 10), (3, 3), (0, 3))]:
+        assert out(mx.sym.slice(v, begin=begin, end=end, step=step)) == want
+    v = mx.sym.var("data", shape=(10, 0))
+    assert out(mx.sym.slice_axis(v, axis=0, begin=0, end=5)) == (5, 0)
+    assert out(mx.sym.slice_axis(v, axis=1, begin=0, end=5)) == (10, 0)
+
+
+def test_transpose_infers_its_input_from_its_output():
+    x = mx.sym.Variable("x")
+    ins, _, _ = (mx.sym.transpose(x, axes=(1, 2, 0)) + mx.sym.Variable("w")).infer_shape(w=(3, 4, 2))
+    assert ins[0] == (2, 3, 4)
+    for o1, o2 in (([2, 3], [-1, -1]), ([2, -1], [3, -1])):  # MXNet's test_transpose_infer_shape_back/_mixed
+        y = (mx.sym.ones(shape=o1) + mx.sym.transpose(mx.sym.ones(shape=o2))).bind(mx.cpu(), args={}).forward()
+        assert y[0].shape == (2, 3)
+
+
+# -- LeakyReLU gradients --------------------------------------------------------------------------------
+def test_leaky_relu_family_against_mxnet(ref):
+    cases = _cases(ref, "prelu_") + _cases(ref, "act_")
+    assert len(cases) == 12
+    for case in cases:
+        params = json.loads(str(ref[f"{case}/spec"]))
+        xs = [mx.nd.array(ref[f"{case}/in{i}"]) for i in range(2 if params["act_type"] == "prelu" else 1)]
+        for x in xs:
+            x.attach_grad()
+        with mx.autograd.record():
+            out = mx.nd.LeakyReLU(*xs, **params)
+        out.backward(mx.nd.array(ref[f"{case}/head0"]))
+        np.testing.assert_allclose(out.asnumpy(), ref[f"{case}/out0"], rtol=1e-5, atol=1e-6, err_msg=case)
+        for i, x in enumerate(xs):
+            want = ref[f"{case}/grad{i}"]
+            assert x.grad.shape == want.shape, case
+            np.testing.assert_allclose(x.grad.asnumpy(), want, rtol=1e-4, atol=1e-5, err_msg=f"{case} grad{i}")
+
+
+def test_prelu_gamma_that_does_not_fit_is_refused():
+    with pytest.raises(mx.MXNetError, match=r"LeakyReLU.*gamma has shape \(5,\) but data \(3, 4\)"):
+        mx.sym.LeakyReLU(mx.sym.Variable("x"), mx.sym.Variable("g"), act_type="prelu").infer_shape(x=(3, 4), g=(5,))
+
+
+def test_rrelu_gradient_is_the_drawn_slope():
+    x = mx.nd.array(-np.linspace(0.5, 1.5, 12, dtype=np.float32).reshape(3, 4))
+    x.attach_grad()
+    with mx.autograd.record(train_mode=True):
+        y = mx.nd.LeakyReLU(x, act_type="rrelu", lower_bound=0.1, upper_bound=0.3)
+    y.backward()
+    slope = (y / x).asnumpy()
+    assert ((slope >= 0.1) & (slope <= 0.3)).all()
+    np.testing.assert_allclose(x.grad.asnumpy(), slope, rtol=1e-5)
+    with mx.autograd.record(train_mode=False):
+        y = mx.nd.LeakyReLU(x, act_type="rrelu", lower_bound=0.1, upper_bound=0.3)
+    np.testing.assert_allclose((y / x).asnumpy(), 0.2, rtol=1e-6)
+
+
+# -- errors MXNet raises ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("call,match", [
+    (lambda: mx.nd.depth_to_space(mx.nd.ones((1, 3, 2, 2)), 2), r"depth_to_space: block_size=2: the 3 channels"),
+    (lambda: mx.nd.depth_to_space(mx.nd.ones((1, 4, 0, 3)), 2), r"depth_to_space: block_size=2: dimension 2 .* is 0"),
+    (lambda: mx.nd.depth_to_space(mx.nd.ones((1, 4, 2, 2)), 0), r"depth_to_space: block_size=0"),
+    (lambda: mx.nd.space_to_depth(mx.nd.ones((1, 2, 1, 4)), 2), r"space_to_depth: block_size=2 does not divide"),
+    (lambda: mx.nd.space_to_depth(mx.nd.ones((1, 0, 4, 4)), 2), r"space_to_depth: block_size=2: dimension 1 .* is 0"),
+    (lambda: mx.nd.diag(mx.nd.ones((3, 4)), k=5), r"diag: k=5: diagonal 5 does not exist .* \(3, 4\)"),
+    (lambda: mx.nd.diag(mx.nd.ones((3, 4)), k=-4), r"diag: k=-4"),
+    (lambda: mx.nd.Pooling(mx.nd.ones((1, 1, 10)), kernel=2, stride=2, pad=2, pooling_convention="same"),
+     r"Pooling: pooling_convention='same' .* pad=\(2,\) must be 0"),
+    (lambda: mx.nd.Pooling(mx.nd.ones((1, 1, 4, 4)), kernel=(2, 2), pooling_convention="same"),
+     r"Pooling: pooling_convention='same' supports 1-D pooling only"),
+    (lambda: mx.sym.zeros((2, -3)).infer_shape(), r"_zeros.*shape=.*dimension 1 is -3"),
+    (lambda: mx.nd.random.uniform(shape=(2, -3)), r"_random_uniform: shape=\(2, -3\).*dimension 1 is -3"),
+])
+def test_errors_mxnet_raises(call, match):
+    with pytest.raises(mx.MXNetError, match=match):
+        call().wait_to_read()
+
+
+def test_edge_cases_mxnet_allows():
+    assert mx.nd.diag(mx.nd.ones((3, 3)), k=3).shape == (0,)  # an empty diagonal is fine
+    assert mx.nd.diag(mx.nd.ones((2, 3, 4)), k=3).shape == (4, 0)
+    same = mx.nd.Pooling(mx.nd.ones((1, 1, 10)), kernel=2, stride=2, pad=(0, 0, 0), pooling_convention="same")
+    assert same.shape == (1, 1, 5)  # only the first len(kernel) values of pad count
+    assert mx.sym.zeros((2, -1)).infer_shape_partial()[1][0] == (2, 0)  # -1: not known yet
+
+
+# -- ops without parameters ignore unknown keywords, warning once -----------------------------------------
+def test_param_less_ops_ignore_unknown_keywords_with_one_warning():
+    a, b = mx.nd.ones((2, 3)), mx.nd.ones((2, 1))
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert mx.nd.broadcast_maximum(a, b, axis=1).shape == (2, 3)
+        assert mx.nd.broadcast_maximum(a, b, axis=1).shape == (2, 3)
+        assert mx.sym.broadcast_maximum(mx.sym.Variable("x"), mx.sym.Variable("y"), axis=1).infer_shape(
+            x=(2, 3), y=(2, 1))[1] == [(2, 3)]
+    msgs = [str(w.message) for w in seen if "takes no parameters" in str(w.message)]
+    assert len(msgs) <= 1 and all("broadcast_maximum" in m and "axis=1" in m for m in msgs)
+    bad = []
+    for name in list_ops():
+        op = get_op(name)
+        if op.param_cls.model_fields:
+            continue
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            try:
+                op.prepare(zz_unknown_keyword=1)
+                op.prepare(zz_unknown_keyword=2)
+            except mx.MXNetError as exc:
+                bad.append(f"{name}: {exc}")
+                continue
+        if len([w for w in seen if "zz_unknown_keyword" in str(w.message)]) != 1:
+            bad.append(f"{name}: {len(seen)} warnings")
+    assert not bad, bad[:5]
+    with pytest.raises(mx.MXNetError, match="unknown parameter"):  # ops with params still refuse them
+        mx.nd.sum(a, zz_unknown_keyword=1)
