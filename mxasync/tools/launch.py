@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -101,8 +102,23 @@ def build_command(opts: argparse.Namespace, open_mpi: bool = True, env: dict | N
     return cmd
 
 
+_PYTHON_NAME = re.compile(r"python[0-9.]*$")
+
+
+def _python_first(opts: argparse.Namespace) -> argparse.Namespace:
+    """``launch -n 2 python train.py ...`` (MXNet's launch.py takes a command): that Python runs the script.
+
+    >>> o = _python_first(_parser().parse_args(["-n", "2", "python3", "t.py", "--lr", "1"]))
+    >>> o.python, o.script, o.args
+    ('python3', 't.py', ['--lr', '1'])
+    """
+    if _PYTHON_NAME.match(os.path.basename(opts.script)) and opts.args:
+        opts.python, opts.script, opts.args = opts.script, opts.args[0], opts.args[1:]
+    return opts
+
+
 def main(argv: list[str] | None = None) -> int:
-    opts = _parser().parse_args(argv)
+    opts = _python_first(_parser().parse_args(argv))
     if opts.num_workers < 1 or opts.num_servers < 0:
         print("mxasync launch: -n must be >= 1 and --num-servers >= 0", file=sys.stderr)
         return 2

@@ -234,7 +234,7 @@ class Collective(Task):
         said = "; ".join(f"worker{'s' if len(r) > 1 else ''} {', '.join(map(str, r))} {'have' if len(r) > 1 else 'has'} "
                          f"{d}" for d, r in groups.items())
         raise MXNetError(f"{self.name}: the workers disagree on the key's dtype or shape: {said}. Every worker "
-                         "must init a key with the same dtype and shape (the distributed store would otherwise "
+                         "must init a key with the same dtype, shape and storage type (the distributed store would otherwise "
                          "sum or copy its bytes as if they were alike)")
 
 
@@ -274,9 +274,11 @@ def push_collective(comm: Comm, task: Collective, ctx, const_vars, mutate_vars,
 
 
 def push_agree(comm: Comm, key, arr) -> None:
-    """Check once, when ``key`` is initialised, that every worker gives it the same dtype and shape
-    (an engine op writing ``arr``, the stored array: later uses of the key carry its error)."""
+    """Check once, when ``key`` is initialised, that every worker gives it the same dtype, shape and
+    storage type (an engine op writing ``arr``, the stored array: later uses of the key carry its error)."""
     desc = f"{np.dtype(arr.dtype).name} {tuple(arr.shape)}"
+    if arr.stype != "default":
+        desc += f" {arr.stype}"
     push_collective(comm, Collective(AGREE, key=key, desc=desc), arr.context, [], [arr._chunk.var])
 
 

@@ -20,9 +20,11 @@ from ...ndarray.ndarray import NDArray, empty
 from ...runtime.engine import Engine
 from ...runtime.run_context import FnProperty
 from ..base import Key, register
+from ..local import push_copy
 from .collective import key_id, push_agree, push_barrier
 from .dist_sync import DistWorkerStore
-from .rpc import INIT, PULL, PUSH, SETOPT, Request, shards
+from .rpc import INIT, PULL, PULL_RSP, PUSH, PUSH_RSP, SETOPT, Request, row_shards, shards
+from .sparse import RowRequest, check_sparse_key
 
 __all__ = ["KVStoreDistAsync"]
 
@@ -54,20 +56,33 @@ class KVStoreDistAsync(DistWorkerStore):
         self._push_barrier([k for k in self._store if k not in before])
 
     def _init_key(self, key: Key, value: NDArray) -> None:
+        sparse = value.stype != "default"
+        if sparse:
+            check_sparse_key(key, value, self.type)
         super()._init_key(key, value)  # a local buffer of the right shape for pulls
         stored = self._store[key]
         push_agree(self._comm, key, stored)  # same dtype and shape on every worker, checked once per key
         kid = key_id(key)
         servers = self._comm.server_ranks
-        self._parts[key] = [(servers[s], start, stop) for s, start, stop in shards(kid, stored.size, len(servers))]
-        if self.rank == 0:
-            self._request(INIT, key, stored, reads=True, dtype=np.dtype(stored.dtype).str)
+        cut = row_shards(kid, stored.shape, len(servers)) if sparse else shards(kid, stored.size, len(servers))
+        self._parts[key] = [(servers[s], start, stop) for s, start, stop in cut]
+        if self.rank == 0:  # a row_sparse key lives dense on the servers (every row present, as MXNet's)
+            dense = stored.tostype("default") if sparse else stored
+            self._request(INIT, key, dense, reads=True, dtype=np.dtype(stored.dtype).str)
 
     def _push_key(self, key: Key, values: Sequence[NDArray], priority: int) -> None:
         stored = self._store[key]
         for v in values:
             if v.shape != stored.shape:
                 raise MXNetError(f"kvstore.push: key {key!r} holds shape {stored.shape}, got {v.shape}")
+        if stored.stype != "default":  # only the pushed rows travel; the servers update them lazily
+            merged = self._merged.get(key)
+            if merged is None:
+                merged = self._merged[key] = empty(stored.shape, stored.context, stored.dtype, stype="row_sparse")
+            self._reduce(key, values, merged, priority)
+            self._row_request(RowRequest(PUSH_RSP, key, self._parts[key], merged._data), [merged], [stored],
+                              priority)
+            return
         if len(values) == 1 and _sendable(values[0], stored):
             merged = values[0]  # one host value: MPI sends it as it is, no copy into a buffer
         else:
@@ -82,12 +97,45 @@ class KVStoreDistAsync(DistWorkerStore):
         for o in outs:
             if o.shape != stored.shape:
                 raise MXNetError(f"kvstore.pull: key {key!r} holds shape {stored.shape}, out has shape {o.shape}")
+        if stored.stype != "default":  # the servers hold it dense: a dense pull, then the copies
+            dense = empty(stored.shape, stored.context, stored.dtype)
+            self._request(PULL, key, dense, reads=False, order=stored, priority=priority)
+            for o in outs:
+                push_copy(dense, o, priority, f"kvstore_pull[{key}]")
+            return
         if len(outs) == 1 and _sendable(outs[0], stored) and outs[0]._chunk is not stored._chunk:
             # one host out: the servers' answer lands in it directly (still after this worker's pushes)
             self._request(PULL, key, outs[0], reads=False, order=stored, priority=priority)
             return
         self._request(PULL, key, stored, reads=False, priority=priority)
         super()._pull_key(key, outs, priority)
+
+    def _row_sparse_pull_key(self, key: Key, out: NDArray, row_ids: NDArray, priority: int) -> None:
+        stored = self._store[key]
+        if stored.stype == "default":
+            raise MXNetError(f"kvstore.row_sparse_pull: key {key!r} is dense on dist_async; pull it with pull()")
+        if out.shape != stored.shape:
+            raise MXNetError(f"kvstore.row_sparse_pull: key {key!r} holds shape {stored.shape}, out has shape "
+                             f"{out.shape}")
+        rows = row_ids if row_ids.context.device_type == "cpu" else row_ids.as_in_context(stored.context)
+        task = RowRequest(PULL_RSP, key, self._parts[key], out._data, rows._data)
+        # reads the stored var: after this worker's pushes of the key (they write it)
+        self._row_request(task, [rows, stored], [out], priority)
+
+    def _row_request(self, task: RowRequest, reads: Sequence[NDArray], writes: Sequence[NDArray],
+                     priority: int) -> None:
+        """One engine op that builds the row request from the values when they are ready, then sends it."""
+        comm, engine = self._comm, Engine.get()
+        task.done_var = engine.new_variable(name=task.name)
+
+        def start(rctx, on_complete) -> None:
+            task.prepare()
+            comm.arm(task, on_complete)
+            comm.submit(task)
+
+        engine.push_async(start, writes[0].context, list(dict.fromkeys(a._chunk.var for a in reads)),
+                          [task.done_var, *dict.fromkeys(a._chunk.var for a in writes)], prop=FnProperty.ASYNC,
+                          priority=priority, name=task.name)
 
     def _request(self, op: int, key: Key, arr: NDArray, reads: bool, order: NDArray | None = None,
                  priority: int = 0, dtype: str = "") -> None:

@@ -28,6 +28,7 @@ from .collective import ALLREDUCE, BCAST, Collective, push_agree, push_barrier, 
 from .comm import Comm, get_comm, on_exit
 from .compression import GradientCompression
 from .nccl import gpu_collective, on_gpu
+from .sparse import SparseCollective, check_sparse_key
 
 __all__ = ["DistWorkerStore", "KVStoreDistSync", "worker_comm"]
 
@@ -126,11 +127,15 @@ class KVStoreDistSync(DistWorkerStore):
 
     # -- the steps ------------------------------------------------------------------
     def _init_key(self, key: Key, value: NDArray) -> None:
+        if value.stype != "default":
+            check_sparse_key(key, value, self.type)
         super()._init_key(key, value)
         stored = self._store[key]
         self._check_dtype(key, stored)
         push_agree(self._comm, key, stored)  # same dtype and shape on every worker, checked once per key
-        if on_gpu(stored):  # dist_device_sync with a GPU value: NCCL (see .nccl)
+        if stored.stype != "default":  # row_sparse: worker 0's rows (see .sparse)
+            task = SparseCollective(BCAST, key, stored._data)
+        elif on_gpu(stored):  # dist_device_sync with a GPU value: NCCL (see .nccl)
             task = gpu_collective(self._comm, stored.context, BCAST, key, stored._data)
         else:
             task = Collective(BCAST, key=key, buf=stored._data)
@@ -140,6 +145,9 @@ class KVStoreDistSync(DistWorkerStore):
         comm = self._comm
         rnd = self._rounds[key] = self._rounds.get(key, 0) + 1
         src = values[0]
+        if dst.stype != "default":
+            self._reduce_sparse(key, values, dst, rnd, priority)
+            return
         if self._compression is None and on_gpu(dst):
             self._reduce_gpu(key, values, dst, rnd, priority)
             return
@@ -158,6 +166,18 @@ class KVStoreDistSync(DistWorkerStore):
             return
         comm.push_count += 1
         task = Collective(ALLREDUCE, key=key, buf=dst._data, round_=rnd, count=comm.push_count)
+        push_collective(comm, task, dst.context, [], [dst._chunk.var], priority)
+
+    def _reduce_sparse(self, key: Key, values: Sequence[NDArray], dst: NDArray, rnd: int, priority: int) -> None:
+        """A row_sparse sum: the local sum, then the workers' rows summed over their union (see .sparse)."""
+        if self._compression is not None:
+            raise MXNetError(f"kvstore.push: key {key!r} is row_sparse; gradient compression takes dense values "
+                             "only (as in MXNet)")
+        comm = self._comm
+        self._fusable.pop(key, None)
+        super()._reduce(key, values, dst, priority)
+        comm.push_count += 1
+        task = SparseCollective(ALLREDUCE, key, dst._data, round_=rnd, count=comm.push_count)
         push_collective(comm, task, dst.context, [], [dst._chunk.var], priority)
 
     def _reduce_gpu(self, key: Key, values: Sequence[NDArray], dst: NDArray, rnd: int, priority: int) -> None:
@@ -204,7 +224,8 @@ class KVStoreDistSync(DistWorkerStore):
 
     @staticmethod
     def _check_dtype(key: Key, arr: NDArray) -> None:
-        if np.dtype(arr.dtype).kind not in "fiub" or not arr._data.flags.c_contiguous:
+        dense = arr.stype == "default"
+        if np.dtype(arr.dtype).kind not in "fiub" or (dense and not arr._data.flags.c_contiguous):
             raise MXNetError(f"kvstore.init: key {key!r} has dtype {arr.dtype}; the distributed store "
                              "sums numeric arrays only")
 

@@ -26,11 +26,13 @@ import numpy as np
 from ...base import MXNetError
 from .comm import Comm, Task
 
-__all__ = ["INIT", "PUSH", "PULL", "SETOPT", "STOP", "TAG_REQ", "TAG_META", "TAG_DATA", "HEADER", "Header",
+__all__ = ["INIT", "PUSH", "PULL", "SETOPT", "STOP", "PUSH_RSP", "PULL_RSP", "row_shards", "TAG_REQ", "TAG_META", "TAG_DATA", "HEADER", "Header",
            "ProtocolError", "encode_header", "decode_header", "Request", "shards"]
 
-INIT, PUSH, PULL, SETOPT, STOP = 1, 2, 3, 4, 5
-OP_NAMES = {INIT: "init", PUSH: "push", PULL: "pull", SETOPT: "set_optimizer", STOP: "stop"}
+INIT, PUSH, PULL, SETOPT, STOP, PUSH_RSP, PULL_RSP = 1, 2, 3, 4, 5, 6, 7
+OP_NAMES = {INIT: "init", PUSH: "push", PULL: "pull", SETOPT: "set_optimizer", STOP: "stop",
+            PUSH_RSP: "row_sparse push", PULL_RSP: "row_sparse_pull"}
+ROW_OPS = (PUSH_RSP, PULL_RSP)  # the extra bytes are row ids (int64); the int key field is the row size
 TAG_REQ, TAG_META, TAG_DATA = 21, 22, 23
 # op, part, key id, payload bytes, reply tag, extra bytes, key kind (0 int, 1 str: its UTF-8 is the
 # extra bytes), int key, dtype (numpy's string form, e.g. b"<f4")
@@ -38,6 +40,7 @@ HEADER = struct.Struct("<iiqqiiiq8s")
 TAG_FIRST, TAG_LAST = 1000, 31000  # reply tags (Comm.new_tag)
 MAX_KEY_BYTES = 4096
 MAX_OPTIMIZER_BYTES = 1 << 28
+MAX_ROW_ID_BYTES = 1 << 34  # the server checks a request's rows against the part before receiving them
 
 
 class ProtocolError(ValueError):
@@ -87,7 +90,10 @@ def decode_header(raw: bytes) -> Header:
         raise ProtocolError(f"{name}: reply tag {tag} outside {TAG_FIRST}..{TAG_LAST}")
     if kind not in (0, 1):
         raise ProtocolError(f"{name}: unknown key kind {kind}")
-    limit = MAX_OPTIMIZER_BYTES if op == SETOPT else MAX_KEY_BYTES if op == INIT and kind == 1 else 0
+    limit = (MAX_OPTIMIZER_BYTES if op == SETOPT else MAX_KEY_BYTES if op == INIT and kind == 1
+             else MAX_ROW_ID_BYTES if op in ROW_OPS else 0)
+    if op in ROW_OPS and (kind != 0 or key_int <= 0 or meta_len % 8):
+        raise ProtocolError(f"{name}: row size {key_int} and {meta_len} bytes of row ids")
     if meta_len > limit:
         raise ProtocolError(f"{name}: {meta_len} extra bytes (at most {limit})")
     text = dtype.rstrip(b"\0").decode("ascii", "replace")
@@ -119,6 +125,22 @@ def shards(kid: int, size: int, num_servers: int) -> list[tuple[int, int, int]]:
     return [(s, int(bounds[s]), int(bounds[s + 1])) for s in range(num_servers)]
 
 
+def row_shards(kid: int, shape: tuple, num_servers: int) -> list[tuple[int, int, int]]:
+    """``shards`` of a row_sparse key: each part a whole number of rows (flat element ranges).
+
+    >>> row_shards(7, (2_000_000, 1), 2)
+    [(0, 0, 1000000), (1, 1000000, 2000000)]
+    >>> row_shards(7, (3, 4), 2)
+    [(1, 0, 12)]
+    """
+    rows = int(shape[0]) if shape else 1
+    row = int(np.prod(shape[1:], dtype=np.int64)) if len(shape) > 1 else 1
+    if rows * row < bigarray_bound() or num_servers == 1 or rows < num_servers:
+        return [(kid % num_servers, 0, rows * row)]
+    bounds = np.linspace(0, rows, num_servers + 1).astype(np.int64) * row
+    return [(s, int(bounds[s]), int(bounds[s + 1])) for s in range(num_servers)]
+
+
 class Request(Task):
     """One op on one key, sent to every server holding a part of it.
 
@@ -127,14 +149,16 @@ class Request(Task):
     """
 
     def __init__(self, op: int, kid: int, parts: list, label: str = "", key=None, dtype: str = "",
-                 blob: bytes = b"") -> None:
+                 blob: bytes = b"", row_size: int = 0, row_ids: dict | None = None) -> None:
         super().__init__()
         self.op = op
         self.kid = kid
         self.parts = parts
         self.key, self.dtype = key, dtype
-        # extra bytes: an init's str key (UTF-8), or the pickled optimizer of set_optimizer
+        # extra bytes: an init's str key (UTF-8), or the pickled optimizer of set_optimizer, or (row ops)
+        # each part's row ids, int64, relative to the part (``row_ids[part]``)
         self.meta = key.encode() if op == INIT and isinstance(key, str) else blob
+        self.row_size, self.row_ids = row_size, row_ids or {}
         self.name = f"kvstore {OP_NAMES[op]}{' of key ' + label if label else ''}"
 
     def start(self, comm: Comm) -> None:
@@ -143,18 +167,21 @@ class Request(Task):
         self.status: dict[int, np.ndarray] = {}
         meta = np.frombuffer(self.meta, np.uint8) if self.meta else None
         for server, part, payload, reply in self.parts:
+            if self.op in ROW_OPS:
+                meta = self.row_ids[part].view(np.uint8)
             tag = comm.new_tag()
             reqs = []
-            if self.op == PULL:
+            if self.op in (PULL, PULL_RSP):
                 reqs.append(world.Irecv(_bytes(reply), source=server, tag=tag))
             elif self.op != STOP:
                 status = self.status[server] = np.zeros(1, np.int64)
                 reqs.append(world.Irecv(status, source=server, tag=tag))
             nbytes = payload.nbytes if payload is not None else 0
-            header = np.frombuffer(encode_header(self.op, self.kid, part, nbytes, tag, len(self.meta),
-                                                 self.key if self.op == INIT else None, self.dtype), np.uint8)
+            key = self.key if self.op == INIT else self.row_size if self.op in ROW_OPS else None
+            header = np.frombuffer(encode_header(self.op, self.kid, part, nbytes, tag,
+                                                 0 if meta is None else meta.nbytes, key, self.dtype), np.uint8)
             reqs.append(world.Isend(header, dest=server, tag=TAG_REQ))
-            if meta is not None:
+            if meta is not None and meta.nbytes:
                 reqs.append(world.Isend(meta, dest=server, tag=TAG_META))
             if payload is not None:
                 reqs.append(world.Isend(_bytes(payload), dest=server, tag=TAG_DATA))

@@ -29,7 +29,10 @@ from .rpc import (
     INIT,
     OP_NAMES,
     PULL,
+    PULL_RSP,
     PUSH,
+    PUSH_RSP,
+    ROW_OPS,
     SETOPT,
     STOP,
     TAG_DATA,
@@ -97,6 +100,8 @@ class ServerLoop(Task):
         world = comm.world
         op, kid, part, nbytes, tag = h.op, h.kid, h.part, h.nbytes, h.tag
         meta = None
+        if op in ROW_OPS:
+            self._check_rows(comm, source, h)
         if h.meta_len:
             raw = np.empty(h.meta_len, np.uint8)
             world.Recv(raw, source=source, tag=TAG_META)
@@ -114,6 +119,9 @@ class ServerLoop(Task):
         elif op == PUSH and nbytes > self.grads[(kid, part)]._data.nbytes:
             _refuse(comm, source, f"a push of {nbytes} bytes to key id {kid} part {part}, which holds "
                     f"{self.grads[(kid, part)]._data.nbytes}")
+        if op in ROW_OPS:
+            self._handle_rows(comm, source, h, np.frombuffer(meta or b"", np.int64))
+            return
         if op == PULL:
             value = self.store[(kid, part)]
             value.wait_to_read()
@@ -131,6 +139,57 @@ class ServerLoop(Task):
             traceback.print_exc()
             status = 1
         self._reply(world, np.array([status], np.int64), source, tag)
+
+    def _check_rows(self, comm: Comm, source: int, h: Header) -> None:
+        """A row op's sizes against the part, before anything is received or allocated."""
+        part = self.store.get((h.kid, h.part))
+        if part is None:
+            _refuse(comm, source, f"{OP_NAMES[h.op]} of key id {h.kid} part {h.part}, which no worker initialised here")
+        n, row = h.meta_len // 8, h.key_int
+        item = self.dtypes[(h.kid, h.part)].itemsize
+        if part.size % row or n > part.size // row or (h.op == PUSH_RSP and h.nbytes != n * row * item) \
+                or (h.op == PULL_RSP and h.nbytes):
+            _refuse(comm, source, f"a {OP_NAMES[h.op]} of {n} rows of {row} values ({h.nbytes} bytes) to key id "
+                    f"{h.kid} part {h.part}, which holds {part.size} values")
+
+    def _handle_rows(self, comm: Comm, source: int, h: Header, ids: np.ndarray) -> None:
+        """A row_sparse push (the rows ``ids`` of the part, lazily updated) or row_sparse_pull (a copy of
+        the rows ``ids``): row ids are relative to the part, sorted and unique."""
+        from ...ndarray import sparse
+
+        world, key = comm.world, (h.kid, h.part)
+        weight = self.store[key]
+        rows = weight.size // h.key_int
+        if h.op == PUSH_RSP:
+            data = np.empty(h.nbytes, np.uint8)
+            if h.nbytes:
+                world.Recv(data, source=source, tag=TAG_DATA)
+        if ids.size and (ids[0] < 0 or ids[-1] >= rows or np.any(np.diff(ids) <= 0)):
+            _refuse(comm, source, f"a {OP_NAMES[h.op]} of key id {h.kid} part {h.part} whose row ids are not "
+                    f"sorted, unique and below {rows}")
+        status = 0
+        try:
+            matrix = weight.reshape((rows, h.key_int))
+            if h.op == PULL_RSP:
+                matrix.wait_to_read()
+                self._reply(world, np.ascontiguousarray(matrix._data[ids]).view(np.uint8).reshape(-1), source, h.tag)
+                return
+            sending = self.sending.pop(key, None)
+            if sending:
+                self.MPI.Request.Waitall(sending)
+            grad = sparse.row_sparse_array((data.view(weight.dtype).reshape(-1, h.key_int), ids.copy()),
+                                           shape=(rows, h.key_int), dtype=weight.dtype)
+            if self.updater is None:  # the push replaces the value (rows it lacks are zero), as MXNet's server
+                grad.copyto(matrix)
+            else:
+                self.updater(self.keys[h.kid], grad, matrix)
+        except Exception:  # noqa: BLE001 - the worker gets an error; the server keeps serving
+            traceback.print_exc()
+            status = 1
+            if h.op == PULL_RSP:  # the worker waits for rows: it gets garbage-free zeros and the status below
+                self._reply(world, np.zeros(len(ids) * h.key_int * weight.dtype.itemsize, np.uint8), source, h.tag)
+                return
+        self._reply(world, np.array([status], np.int64), source, h.tag)
 
     def _receive_buffer(self, op: int, kid: int, part: int, meta, nbytes: int) -> np.ndarray:
         """Bytes a push (or init) of the part lands in: its grad buffer, once nothing reads it."""

@@ -16,7 +16,7 @@ from ..functional import defop
 from ..params import Field, OpParam
 from ..tensor.indexing import EmbeddingParam, _emb_bwd, _EmbeddingProperty
 from . import storage as st
-from .kernels import densify, stype_of, unique_rows
+from .kernels import densify, rows_of, stype_of, unique_rows
 from .storage import CSR, DEFAULT, RSP, Fallback, SparseValue, register_sparse
 
 __all__: list[str] = []
@@ -72,9 +72,12 @@ def _retain_infer(prop, in_stypes):
 
 def _retain_fwd(xp, prop, op_ctx, ins, out_stypes):
     v, idx = ins
+    # MXNet's rule: every asked row is in the result, zeros where ``v`` stores none (so a row_sparse_pull
+    # returns exactly the rows asked for)
     want = unique_rows(xp, idx, v.shape[0]) if v.shape[0] else xp.zeros((0,), st.IDX)
     keep = xp.isin(v.indices, want)
-    return [SparseValue(RSP, v.shape, v.data[keep], v.indices[keep])]
+    kept = SparseValue(RSP, v.shape, v.data[keep], v.indices[keep])
+    return [SparseValue(RSP, v.shape, rows_of(xp, kept, want), want)]
 
 
 def _retain_bwd_infer(prop, in_stypes, og_stypes):

@@ -7,6 +7,8 @@ Skipped when mpirun or mpi4py is missing (``.ci/install-mpi.sh`` installs them).
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
 import re
 import signal
@@ -225,6 +227,49 @@ def test_workers_disagreeing_on_a_keys_dtype_and_shape_all_fail(store):
     assert said in out, out
     for rank in (0, 1):
         assert f"worker {rank}: failed: {said}" in out, out
+
+
+@needs_mpi
+@pytest.mark.parametrize("store", ["dist_sync", "dist_async"])
+def test_row_sparse_keys(store):
+    """row_sparse init/push/row_sparse_pull (other rows per rank) and a lazy SGD update, against numpy;
+    dist_async on 2 servers with a tiny big-array bound, so the key is cut into whole rows across both."""
+    servers, env = (2, {"MXNET_KVSTORE_BIGARRAY_BOUND": "10"}) if store == "dist_async" else (0, None)
+    rc, out, _ = run_job("sparse_kv.py", store, servers=servers, env=env)
+    assert rc == 0, out
+    assert out.count(f"{store} row_sparse ok") == 2, out
+
+
+@needs_mpi
+def test_sparse_linear_example_on_two_workers_equals_one_process():
+    """examples/sparse/sparse_linear.py on 2 dist_sync workers (batches of 25 rows each, row_sparse_pull of
+    the rows each batch uses) prints the losses of one process on batches of 50 (MXNet's recorded run)."""
+    example = Path(__file__).parents[3] / "examples" / "sparse" / "sparse_linear.py"
+    fixture = Path(__file__).parents[2] / "ndarray" / "sparse" / "fixtures" / "sparse_linear.json"
+    want = json.loads(fixture.read_text())
+    args = list(want["args"])
+    args[args.index("--batch-size") + 1] = "25"  # per worker: 2 x 25 = the one-process batch of 50
+    rc, out, _ = run_job(str(example), *args, "--kvstore", "dist_sync")
+    assert rc == 0, out
+    got = json.loads([line for line in out.splitlines() if line.startswith("{")][-1])
+    assert got["workers"] == 2
+    spec = importlib.util.spec_from_file_location("sparse_linear", example)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    one = mod.main(want["args"])  # one process, batches of 50, no kvstore
+    assert got["epoch_loss"] == pytest.approx(one["epoch_loss"], rel=1e-5)
+    assert got["epoch_loss"] == pytest.approx(want["epoch_loss"], rel=1e-5)
+    assert got["accuracy"] == one["accuracy"] == want["accuracy"]
+
+
+@pytest.mark.fault
+@needs_mpi
+def test_workers_disagreeing_on_a_keys_storage_type_all_fail():
+    rc, out, _ = run_job("sparse_kv.py", "dist_sync", "disagree")
+    assert rc not in (0, 124), out
+    said = "worker 0 has float32 (4, 2); worker 1 has float32 (4, 2) row_sparse"
+    for rank in (0, 1):
+        assert f"worker {rank}: failed: kvstore init of key 'w'" in out and said in out, out
 
 
 @pytest.mark.fault
