@@ -401,6 +401,8 @@ def test_store_picks_the_gpu_path_only_for_gpu_arrays(monkeypatch):
     from mxasync.kvstore.dist import dist_sync
 
     class Arr:
+        stype = "default"
+
         def __init__(self, device_type, var):
             self.context = SimpleNamespace(device_type=device_type, device_id=0)
             self.dtype, self._data, self._chunk = np.float32, np.zeros(2, np.float32), SimpleNamespace(var=var)
