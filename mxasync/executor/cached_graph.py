@@ -41,8 +41,10 @@ from collections import OrderedDict
 from .. import autograd
 from ..autograd import tape as _tape
 from ..base import MXAsyncError
+from ..ndarray._invoke import invoke
 from ..ndarray.ndarray import NDArray, zeros
 from ..operator import OpReqType
+from ..symbol._node import op_params, topo_order
 from .executor import Executor
 
 __all__ = ["CachedGraph", "cache_size"]
@@ -145,6 +147,15 @@ class CachedGraph:
         for k, head in enumerate(sym._heads):
             listings.setdefault(head[:2], []).append(k)
         self._repeated = [ks for ks in listings.values() if len(ks) > 1]
+        self._hook = None  # (callback, monitor_all) of register_op_hook
+        self._inline = _inline_order(sym, self._flags)
+
+    def register_op_hook(self, callback, monitor_all: bool = False) -> None:
+        """Call ``callback(node_name, op_name, NDArray)`` per op output (and input, ``monitor_all``) as each
+        call runs (MXNet's ``CachedOp._register_op_hook``; names are bytes, as its C callback gives them)."""
+        self._hook = (callback, bool(monitor_all)) if callback is not None else None
+        for st in list(self._live):
+            st.exe.set_op_hook(callback, monitor_all)
 
     def __call__(self, inputs: list, is_data: list) -> list:
         if len(inputs) != len(self._input_names):
@@ -157,6 +168,8 @@ class CachedGraph:
             if x.context != ctx:
                 raise MXAsyncError(f"CachedOp: input {n!r} is on {x.context} but the others are on {ctx}")
         recording = autograd.is_recording()
+        if recording and self._inline is not None:
+            return _run_inline(self._inline, self._sym, dict(zip(self._input_names, inputs, strict=True)), self._hook)
         need = tuple(x._ag is not None for x in inputs) if recording else ()
         if not any(need):
             need = ()
@@ -221,6 +234,8 @@ class CachedGraph:
                 grads[pos] = zeros(x.shape, ctx, x.dtype)
         aux = [by_name[n] for n in self._aux_names]
         exe = Executor(self._sym, ctx, args, grads, reqs, aux, shared_exec=donor)
+        if self._hook is not None:
+            exe.set_op_hook(*self._hook)
         bound = [None if is_data[k] else x for k, x in enumerate(inputs)]
         st = _State(exe, bound, data_buf, arg_pos, direct)
         for g in direct.values():
@@ -246,3 +261,47 @@ def _direct_grad(x):
     if owner is not None and owner.direct and any(g is e.grad for g in owner.direct.values()):
         return None
     return e.grad
+
+
+def _inline_order(sym, flags: dict) -> list | None:
+    """The graph's nodes when a recorded call runs them one by one (MXNet's CachedOp inlining: no
+    ``static_alloc`` and at most ``inline_limit`` ops, default 2), else None.  Each op then becomes its
+    own node on the autograd tape, as if the block ran imperatively."""
+    limit = int(flags.get("inline_limit", 2))
+    if _truthy(flags.get("static_alloc", False)):
+        return None
+    order = topo_order(sym._heads)
+    ops = [n for n in order if not n.is_variable]
+    if len(ops) > limit:
+        return None
+    # what invoke cannot run node by node: hidden outputs read downstream, subgraphs (control flow)
+    if any(n.prop.num_visible_outputs() != n.num_outputs() or n.op.name in _CONTROL_FLOW for n in ops):
+        return None
+    return order
+
+
+_CONTROL_FLOW = ("_foreach", "_while_loop", "_cond")
+
+
+def _truthy(v) -> bool:
+    return v if isinstance(v, bool) else str(v).lower() in ("1", "true")
+
+
+def _run_inline(order: list, sym, by_name: dict, hook) -> list:
+    vals: dict = {}
+    for node in order:
+        if node.is_variable:
+            vals[id(node)] = [by_name[node.name]]
+            continue
+        ins = [vals[id(n)][i] for n, i, _ in node.inputs]
+        op = node.op.name.encode()
+        if hook is not None and hook[1]:
+            for a, x in zip(node.prop.list_arguments(), ins, strict=False):
+                hook[0](f"{node.name}_{a}".encode(), op, x)
+        out = invoke(node.op.name, ins, is_train=autograd.is_training(), **op_params(node.attrs))
+        outs = vals[id(node)] = list(out) if isinstance(out, (list, tuple)) else [out]
+        if hook is not None:
+            for k, o in enumerate(outs):
+                hook[0](node.output_name(k).encode(), op, o)
+    # a head that is an input comes back as a (recorded) copy, as from the executor
+    return [vals[id(n)][i] if not n.is_variable else invoke("_copy", [vals[id(n)][i]]) for n, i, _ in sym._heads]

@@ -66,6 +66,7 @@ class Executor:
         self._grad_reqs = [OpReqType.parse(r) for r in grad_reqs]
         self._monitor = None
         self._monitor_all = False
+        self._op_hook = None  # (callback, monitor_all): Gluon's register_op_hook on a CachedOp
         self._build(shared_exec)
 
     # -- binding ---------------------------------------------------------------
@@ -200,9 +201,19 @@ class Executor:
         eng = Engine.get()
         ctx = self._ctx
         callback = self._monitor if monitor else None
+        hook = self._op_hook if monitor else None
         with eng.bulk(eng.bulk_size):
             for st in steps:
+                if hook is not None and hook[1] and st.kind == "forward":
+                    for name, e in st.op_inputs:
+                        hook[0](name.encode(), st.op.encode(), self._arrays[e])
                 eng.push_sync(st.fns[flag], ctx, st.const_vars, st.mutate_vars, name=st.name)
+                if hook is not None and st.kind == "forward":
+                    for name, e in st.outputs:
+                        hook[0](name.encode(), st.op.encode(), self._monitored(e))
+                elif hook is not None and st.kind == "backward":  # a CachedOp names them <node>_backward_<k>
+                    for k, (_, e) in enumerate(st.outputs):
+                        hook[0](f"{st.name}_{k}".encode(), st.op.encode(), self._monitored(e))
                 if callback is not None and st.kind in ("forward", "backward"):
                     if self._monitor_all:
                         for name, e in st.inputs:
@@ -220,6 +231,13 @@ class Executor:
         every input gradient as backward pushes it (``<node>_backward_output<k>``, MXNet's names)."""
         self._monitor = callback
         self._monitor_all = monitor_all
+
+    def set_op_hook(self, callback, monitor_all: bool = False) -> None:
+        """Call ``callback(node_name, op_name, NDArray)`` (names as bytes, as MXNet's C callback gives them) for
+        every output of every op forward (``<node>_<output>``) and backward (``<node>_backward_<k>``) pushes,
+        and first for its inputs in forward when ``monitor_all`` (``<node>_<argument>``): what Gluon's
+        ``register_op_hook`` installs on a CachedOp."""
+        self._op_hook = (callback, bool(monitor_all)) if callback is not None else None
 
     # -- views by name ------------------------------------------------------------------
     @property

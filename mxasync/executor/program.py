@@ -19,14 +19,16 @@ __all__ = ["Step", "compile_ops"]
 
 
 class Step:
-    """One push: ``fns[is_train]`` runs it; ``outputs`` names what a monitor sees."""
+    """One push: ``fns[is_train]`` runs it; ``outputs`` names what a monitor sees; ``op`` and
+    ``op_inputs`` (``<node>_<argument>``) are what an op hook (Gluon's ``register_op_hook``) sees."""
 
-    __slots__ = ("name", "fns", "const_vars", "mutate_vars", "outputs", "inputs", "kind")
+    __slots__ = ("name", "fns", "const_vars", "mutate_vars", "outputs", "inputs", "kind", "op", "op_inputs")
 
-    def __init__(self, kind, name, fns, const_vars, mutate_vars, outputs=(), inputs=()):
+    def __init__(self, kind, name, fns, const_vars, mutate_vars, outputs=(), inputs=(), op="", op_inputs=()):
         self.kind, self.name, self.fns = kind, name, fns
         self.const_vars, self.mutate_vars = const_vars, mutate_vars
         self.outputs, self.inputs = list(outputs), list(inputs)
+        self.op, self.op_inputs = op, list(op_inputs)
 
 
 def _vars(arrays, eids) -> list:
@@ -76,7 +78,8 @@ def _compile(ex, op, data) -> Step:
         writes = list(dict.fromkeys(_vars(arrays, outs + aux + mutated) + [r.var for r in res]))
         return Step("forward", node.name, (make(False), make(True)), [v for v in reads if v not in writes],
                     writes, outputs=[(node.output_name(k), e) for k, e in enumerate(outs)],
-                    inputs=[(g.entry_name(e), e) for e in args])
+                    inputs=[(g.entry_name(e), e) for e in args], op=node.op.name,
+                    op_inputs=[(f"{node.name}_{a}", e) for a, e in zip(prop.list_arguments(), args, strict=False)])
     # backward
     xp = ex._xp
     ent = ex._entries
@@ -110,7 +113,8 @@ def _compile(ex, op, data) -> Step:
     many = len(op.in_grad) > 1
     seen = [(f"{node.name}_backward_output{k if many else ''}",
              x if x is not None else (ent[args[k]].shape, ent[args[k]].dtype)) for k, x in enumerate(op.in_grad)]
-    return Step("backward", f"{node.name}_backward", (run_bwd, run_bwd), reads, writes, outputs=seen)
+    return Step("backward", f"{node.name}_backward", (run_bwd, run_bwd), reads, writes, outputs=seen,
+                op=f"_backward_{node.op.name}")
 
 
 def _sum_step(ex, op, data) -> Step:

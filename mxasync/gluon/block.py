@@ -288,6 +288,12 @@ class Block:
         handle.attach(self._forward_hooks, hook)
         return handle
 
+    def register_op_hook(self, callback, monitor_all: bool = False) -> None:
+        """Install ``callback(node_name, op_name, array)`` on the hybridized blocks below (see
+        :meth:`HybridBlock.register_op_hook`); a plain Block runs no graph of its own."""
+        for child in self._children.values():
+            child.register_op_hook(callback, monitor_all)
+
     def apply(self, fn) -> Block:
         """Call ``fn(block)`` on every descendant, then on this block."""
         for child in self._children.values():

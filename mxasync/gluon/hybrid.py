@@ -41,8 +41,17 @@ from .parameter import DeferredInitializationError, ParameterDict
 __all__ = ["HybridBlock", "SymbolBlock"]
 
 
+_SCALAR = -2  # our format code for a Python scalar input (MXNet's codes: 0 array, n>1 symbol outputs, -1 None)
+
+
+def _is_scalar(x) -> bool:
+    return isinstance(x, (bool, int, float, np.bool_, np.integer, np.floating))
+
+
 def _flatten(args, inout_str: str):
-    """Nested lists of arrays/symbols -> a flat list and a format to rebuild them (MXNet's encoding)."""
+    """Nested lists of arrays/symbols -> a flat list and a format to rebuild them (MXNet's encoding).
+
+    Inputs may also hold Python scalars (``_SCALAR``): they reach ``hybrid_forward`` as they are."""
     if isinstance(args, NDArray):
         return [args], 0
     if isinstance(args, _sym.Symbol):
@@ -50,9 +59,11 @@ def _flatten(args, inout_str: str):
         return [args], n if n > 1 else 0
     if args is None:
         return [None], -1
+    if inout_str == "input" and _is_scalar(args):
+        return [args], _SCALAR
     if not isinstance(args, (list, tuple)):
-        raise AssertionError(f"HybridBlock {inout_str} must be (nested) list of Symbol or NDArray, but got "
-                             f"{args} of type {type(args)}")
+        raise ValueError(f"When hybridized, the input of HybridBlock {inout_str} must be (nested) list of Symbol "
+                         f"or NDArray, but got {args} of type {type(args)}")
     flat, fmts = [], []
     for i in args:
         arg, fmt = _flatten(i, inout_str)
@@ -63,11 +74,13 @@ def _flatten(args, inout_str: str):
 
 def _regroup(args, fmt):
     if isinstance(fmt, int):
-        if fmt == 0:
+        if fmt == 0 or fmt == _SCALAR:
             return args[0], args[1:]
         if fmt == -1:
             if args[0] is not None:
-                raise ValueError("Not supported: None in arg list, expect NDArray")
+                raise ValueError("We do not support passing types that are not None when the initial HybridBlock "
+                                 f"has received NoneType and has been hybridized. Received arg = {args[0]}, "
+                                 f"fmt = {fmt}.")
             return None, args[1:]
         return args[:fmt], args[fmt:]
     ret = []
@@ -95,6 +108,22 @@ def _sym_np_class():
     return _Symbol
 
 
+def _formats_agree(stored, given) -> bool:
+    """MXNet's rule: the call's structure must be the cached one, except for trailing None arguments
+    (defaults left out or given as None)."""
+    if given == stored:
+        return True
+    if not isinstance(stored, list) or not isinstance(given, list):
+        return False
+    short, long_ = (given, stored) if len(given) < len(stored) else (stored, given)
+    return long_[:len(short)] == short and all(f == -1 for f in long_[len(short):])
+
+
+def _scalar_key(flat: list) -> tuple:
+    """What selects a traced graph besides the structure: each scalar input's position, type and value."""
+    return tuple((i, type(x).__name__, repr(x)) for i, x in enumerate(flat) if _is_scalar(x))
+
+
 def _output_kinds(outs: list, np_cls) -> list:
     """Per output, whether it is a NumPy-interface one; a mix of both kinds is a TypeError (MXNet's)."""
     kinds = [isinstance(o, np_cls) for o in outs if o is not None]
@@ -116,6 +145,10 @@ class HybridBlock(Block):
         self._in_format = None
         self._active = False
         self._flags = []
+        self._callback = None  # register_op_hook's callback and monitor_all
+        self._monitor_all = False
+        self._graph_key = ()  # the scalar inputs the current graph was traced with (see _select_graph)
+        self._other_graphs: dict = {}  # graphs traced with other scalar inputs, by _scalar_key
 
     def __setattr__(self, name, value) -> None:
         super().__setattr__(name, value)
@@ -129,24 +162,65 @@ class HybridBlock(Block):
         super().register_child(block, name)
         self._clear_cached_op()
 
-    def hybridize(self, active: bool = True, backend=None, backend_opts=None, clear: bool = True,
-                  static_alloc: bool = False, static_shape: bool = False, **kwargs) -> None:
-        """Run as a cached graph from the next call on (``static_alloc``/``static_shape``: our executor
-        always plans memory once per input signature, so both are honoured by construction)."""
+    def hybridize(self, active: bool = True, backend=None, clear: bool = True, static_alloc: bool = False,
+                  static_shape: bool = False, inline_limit: int = 2, forward_bulk_size=None, backward_bulk_size=None,
+                  **kwargs) -> None:
+        """Run as a cached graph from the next call on (MXNet 1.9.1's arguments, in its order).
+
+        ``static_alloc``/``static_shape``: our executor always plans memory once per input
+        signature, so both are honoured by construction.  ``inline_limit``: a graph of at most
+        that many ops, without ``static_alloc``, runs op by op while autograd records (each op its
+        own node on the tape, as MXNet inlines a small CachedOp); otherwise a recorded call is one
+        ``_CachedOp`` node.  The bulk sizes are accepted (the engine bulks on its own)."""
         if backend is not None:
             raise ValueError(f"hybridize: backend={backend!r}: mxasync has no graph partitioning backends")
         self._active = active
-        self._flags = [("static_alloc", static_alloc), ("static_shape", static_shape)] + list(kwargs.items())
+        self._flags = [("static_alloc", static_alloc), ("static_shape", static_shape), ("inline_limit", inline_limit)]
+        if forward_bulk_size is not None:
+            self._flags.append(("forward_bulk_size", forward_bulk_size))
+        if backward_bulk_size is not None:
+            self._flags.append(("backward_bulk_size", backward_bulk_size))
         if clear:
             self._clear_cached_op()
         if active and (self._forward_hooks or self._forward_pre_hooks):
             warnings.warn(f'"{self}" is being hybridized while still having forward hook/pre-hook. If "{self}" '
                           "is a child of HybridBlock, the hooks will not take effect.", stacklevel=2)
-        super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape, **kwargs)
+        super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape, inline_limit=inline_limit,
+                          forward_bulk_size=forward_bulk_size, backward_bulk_size=backward_bulk_size, **kwargs)
+
+    def register_op_hook(self, callback, monitor_all: bool = False) -> None:
+        """``callback(node_name, op_name, array)`` for every op output (and input, ``monitor_all``) each time
+        the hybridized graph runs, forward and backward (MXNet's; names are bytes as MXNet's C callback
+        gives them, the array an NDArray).  Set here and on the direct children, as MXNet does; an
+        imperative (not hybridized) block calls no hook."""
+        self._callback = callback
+        self._monitor_all = monitor_all
+        for child in self._children.values():
+            child._callback = callback
+            child._monitor_all = monitor_all
 
     def _clear_cached_op(self) -> None:
         self._cached_graph = ()
         self._cached_op = None
+        self._graph_key = ()
+        self._other_graphs = {}
+
+    def _select_graph(self, flat: list) -> None:
+        """Make the graph traced with these scalar inputs the current one (tracing anew when none was):
+        a scalar is a constant of the graph, so each value has its own (MXNet 1.9.1 refuses scalars)."""
+        key = _scalar_key(flat)
+        if key == self._graph_key:
+            return
+        if self._cached_graph:
+            self._other_graphs[self._graph_key] = (self._cached_graph, self._cached_op, self._cached_op_args,
+                                                   self._in_format, self._out_format, getattr(self, "_out_np", None))
+        state = self._other_graphs.pop(key, None)
+        if state is None:
+            self._cached_graph, self._cached_op = (), None
+        else:
+            (self._cached_graph, self._cached_op, self._cached_op_args, self._in_format, self._out_format,
+             self._out_np) = state
+        self._graph_key = key
 
     def cast(self, dtype) -> None:
         self._clear_cached_op()
@@ -154,16 +228,20 @@ class HybridBlock(Block):
 
     # -- tracing and inference ----------------------------------------------------------
     def _get_graph(self, *args):
+        flat, fmt = _flatten(args, "input")
+        self._select_graph(flat)
         if not self._cached_graph:
-            flat, self._in_format = _flatten(args, "input")
-            if len(flat) > 1:
-                inputs = [_sym.var(f"data{i}") if x is not None else None for i, x in enumerate(flat)]
-            else:
-                inputs = [_sym.var("data")] if flat[0] is not None else [None]
+            self._in_format = fmt
+            arrays = [k for k, x in enumerate(flat) if x is not None and not _is_scalar(x)]
+            if not arrays:
+                raise ValueError(f"All args are None and we do not support such a case. Received args={args}")
+            names = {k: "data" if len(arrays) == 1 else f"data{j}" for j, k in enumerate(arrays)}  # MXNet's
+            inputs = [_sym.var(names[k]) if k in names else None for k in range(len(flat))]
             np_mode = is_np_array() or any(isinstance(x, np_ndarray) for x in flat)
             if np_mode:  # NumPy-interface code: F.np / F.npx on _Symbols (MXNet's use_np blocks)
                 inputs = [x.as_np_ndarray() if x is not None else None for x in inputs]
-            grouped = _regroup(inputs, self._in_format)[0]
+            # a scalar input is a constant of the traced graph
+            grouped = _regroup([x if x is not None else flat[k] for k, x in enumerate(inputs)], self._in_format)[0]
             params = {i: (j.var().as_np_ndarray() if np_mode else j.var()) for i, j in self._reg_params.items()}
             with self.name_scope():
                 out = self.hybrid_forward(_sym, *grouped, **params)
@@ -175,7 +253,7 @@ class HybridBlock(Block):
     def _infer_attrs(self, infer_fn: str, attr: str, *args) -> None:
         inputs, out = self._get_graph(*args)
         flat, _ = _flatten(args, "input")
-        given = {i.name: getattr(j, attr) for i, j in zip(inputs, flat, strict=True) if j is not None}
+        given = {i.name: getattr(j, attr) for i, j in zip(inputs, flat, strict=False) if i is not None}
         arg_attrs, _, aux_attrs = getattr(out, infer_fn)(**given)
         if arg_attrs is None:
             raise ValueError(f"{infer_fn}: cannot infer every input of the graph from {given}")
@@ -224,11 +302,19 @@ class HybridBlock(Block):
         self._cached_op = CachedGraph(out, self._flags)
 
     def _call_cached_op(self, *args):
+        flat, fmt = _flatten(args, "input")
+        if self._graph_key or self._other_graphs or _scalar_key(flat):
+            self._select_graph(flat)
         if self._cached_op is None:
             self._build_cache(*args)
-        flat, fmt = _flatten(args, "input")
-        if fmt != self._in_format:
-            raise ValueError("Invalid input format")
+        if self._callback is not None:
+            self._cached_op.register_op_hook(self._callback, self._monitor_all)
+            if any(v for k, v in self._flags if k in ("static_alloc", "static_shape")):
+                warnings.warn("register_op_hook is experimental when static_alloc=True / static_shape=True  and "
+                              "may not work correctly", stacklevel=3)
+        if not _formats_agree(self._in_format, fmt):
+            raise ValueError("The argument structure of HybridBlock does not match the cached version. Stored "
+                             f"format = {fmt}, input format = {self._in_format}")
         try:
             cargs = [flat[i] if is_arg else i.data() for is_arg, i in self._cached_op_args]
         except DeferredInitializationError:
