@@ -81,7 +81,7 @@ _seams.numpy.provider = f"{__name__}.numpy_extension"
 _SUBMODULES = (
     "autograd", "backends", "callback", "context", "contrib", "engine", "executor", "gluon", "image",
     "initializer", "io", "kvstore", "lr_scheduler", "metric", "model", "module", "monitor", "ndarray", "operator",
-    "onnx", "optimizer", "profiler", "random", "recordio", "rnn", "symbol", "test_utils", "util", "viz",
+    "onnx", "optimizer", "profiler", "random", "recordio", "rnn", "runtime", "symbol", "test_utils", "util", "viz",
     "attribute", "name", "registry", "numpy", "numpy_extension",
 )
 _ALIASES = {"init": "initializer", "kv": "kvstore", "mod": "module", "nd": "ndarray", "opt": "optimizer",
@@ -105,6 +105,7 @@ __all__ = [
     "image", "autograd", "test_utils", "rnn", "util", "attribute", "np_shape", "is_np_shape", "set_np_shape",
     "contrib", "gluon", "onnx",
     "monitor", "mon", "img", "registry", "preload", "preload_async", "np", "npx", "numpy", "numpy_extension",
+    "runtime",
 ]
 
 

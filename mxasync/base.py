@@ -6,18 +6,35 @@ Nothing here imports another part of mxasync, so any module may import it.
 from __future__ import annotations
 
 import os
+import platform
 
 import numpy as np
 
+from ._ctypes_names import *  # noqa: F403 - MXNet's ctypes names (handles, mx_uint, c_str_array, ...)
+from ._ctypes_names import __all__ as _ctypes_all
+
 __all__ = ["MXAsyncError", "MXNetError", "MXAsyncValueError", "MXAsyncOSError", "MXAsyncKeyError", "os_error",
            "NotImplementedForSymbol",
-           "env_int", "env_float", "env_str", "env_bool", "py_str", "c_str", "integer_types", "numeric_types", "string_types", "mx_real_t"]
+           "env_int", "env_float", "env_str", "env_bool", "py_str", "c_str", "integer_types", "numeric_types", "string_types", "mx_real_t",
+           "data_dir", "data_dir_default", *_ctypes_all]
 
 # MXNet's type groups, used by code that checks arguments the way MXNet's Python layer does.
 integer_types = (int, np.int32, np.int64)
 numeric_types = (float, int, np.generic)
 string_types = (str,)
 mx_real_t = np.float32
+
+
+def data_dir_default() -> str:
+    """MXNet's default data directory: ``%APPDATA%\\mxnet`` on Windows, else ``~/.mxnet``."""
+    if platform.system() == "Windows":
+        return os.path.join(os.environ.get("APPDATA", ""), "mxnet")
+    return os.path.join(os.path.expanduser("~"), ".mxnet")
+
+
+def data_dir() -> str:
+    """``$MXNET_HOME``, else :func:`data_dir_default` (where datasets and model files live), read when called."""
+    return os.getenv("MXNET_HOME", data_dir_default())
 
 
 def _as_list(obj) -> list:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -93,6 +94,26 @@ class _Scope:
             self._setter(self._prev)
 
 
+class _NumpyShapeScope(_Scope):
+    """MXNet's name for the scope :func:`np_shape` returns (``_is_np_shape``: what it turns on)."""
+
+    _current = threading.local()  # MXNet's class attribute (its test files assign to it)
+
+    def __init__(self, is_np_shape: bool) -> None:
+        super().__init__(set_np_shape, is_np_shape)
+        self._is_np_shape = bool(is_np_shape)
+
+
+class _NumpyArrayScope(_Scope):
+    """MXNet's name for the scope :func:`np_array` returns (``_is_np_array``: what it turns on)."""
+
+    _current = threading.local()
+
+    def __init__(self, is_np_array: bool) -> None:
+        super().__init__(set_np_array, is_np_array)
+        self._is_np_array = bool(is_np_array)
+
+
 def np_shape(active: bool = True) -> _Scope:
     """A ``with`` scope for NumPy-shape semantics.
 
@@ -100,12 +121,12 @@ def np_shape(active: bool = True) -> _Scope:
     ...     is_np_shape()
     True
     """
-    return _Scope(set_np_shape, active)
+    return _NumpyShapeScope(active)
 
 
 def np_array(active: bool = True) -> _Scope:
     """A ``with`` scope for NumPy-array semantics."""
-    return _Scope(set_np_array, active)
+    return _NumpyArrayScope(active)
 
 
 def np_default_dtype(active: bool = True) -> _Scope:

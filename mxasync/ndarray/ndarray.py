@@ -27,6 +27,7 @@ from ..runtime.engine import Engine
 from ..runtime.run_context import FnProperty
 from . import _recording
 from ._chunk import Chunk, alloc_chunk
+from ._serialization import STORAGE_TYPES
 
 py_slice = slice  # MXNet's module-level name for the builtin (its functions shadow ``slice``)
 
@@ -35,6 +36,15 @@ __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "zero
 
 _engine = Engine.get
 _DEFAULT_DTYPE = np.dtype(np.float32)
+
+# MXNet's storage-type ids (what files and the __storage_type__ attribute hold), by name and back:
+# module-level names of mxnet.ndarray.ndarray that MXNet's tests and libraries import
+_STORAGE_TYPE_ID_TO_STR: dict[int, str] = dict(STORAGE_TYPES)
+_STORAGE_TYPE_STR_TO_ID: dict[str, int] = {v: k for k, v in STORAGE_TYPES.items()}
+_STORAGE_TYPE_UNDEFINED = _STORAGE_TYPE_STR_TO_ID["undefined"]
+_STORAGE_TYPE_DEFAULT = _STORAGE_TYPE_STR_TO_ID["default"]
+_STORAGE_TYPE_ROW_SPARSE = _STORAGE_TYPE_STR_TO_ID["row_sparse"]
+_STORAGE_TYPE_CSR = _STORAGE_TYPE_STR_TO_ID["csr"]
 
 
 def _xp(ctx: Context):

@@ -29,6 +29,7 @@ import numpy.testing as npt
 
 import mxasync as mx
 
+from ..runtime import Features
 from ..runtime.context import Context, current_context
 from ..util import getenv, setenv, use_np
 from .arrays import (
@@ -68,7 +69,16 @@ from .compare import (
     same,
 )
 from .consistency import check_consistency
-from .datasets import DataUnavailableError, get_cifar10, get_mnist, get_mnist_iterator, get_mnist_ubyte
+from .datasets import (
+    DataUnavailableError,
+    DummyIter,
+    get_bz2_data,
+    get_cifar10,
+    get_mnist,
+    get_mnist_iterator,
+    get_mnist_ubyte,
+    get_zip_data,
+)
 from .env import (
     default_atols,
     default_numeric_eps,
@@ -85,6 +95,7 @@ from .env import (
     random_sample,
     retry,
 )
+from .hybrid import check_gluon_hybridize_consistency
 from .optim import compare_ndarray_tuple, compare_optimizer
 from .sampling import (
     default_context,
@@ -123,12 +134,13 @@ __all__ = [
     "get_im2rec_path", "has_tvm_ops", "is_aarch64_run", "is_cd_run", "is_op_runnable", "list_gpus",
     "random_sample", "retry", "compare_ndarray_tuple", "compare_optimizer",
     "get_mnist", "get_mnist_ubyte", "get_mnist_iterator", "get_cifar10", "DataUnavailableError",
+    "get_zip_data", "get_bz2_data", "DummyIter", "check_gluon_hybridize_consistency",
     "chi_square_check", "gen_buckets_probs_with_ppf", "mean_check", "var_check", "verify_generator", "use_np",
     "create_sparse_array", "create_sparse_array_zd", "rand_sparse_ndarray", "shuffle_csr_column_indices",
     # what MXNet's star import gives besides its own functions
     "bz2", "errno", "gzip", "json", "logging", "numbers", "os", "platform", "rnd", "struct", "sys", "time",
     "traceback", "zipfile", "OrderedDict", "contextmanager", "np", "npt", "mx", "ss", "Context",
-    "current_context", "getenv", "setenv", "Symbol", "array",
+    "current_context", "getenv", "setenv", "Symbol", "array", "np_symbol", "Features",
 ]
 
 
@@ -148,4 +160,12 @@ def __getattr__(name: str):
         from ..ndarray import array
 
         return array
+    if name == "np_symbol":  # the NumPy-interface Symbol class
+        from ..symbol.numpy import _Symbol
+
+        return _Symbol
+    if name == "_STORAGE_TYPE_STR_TO_ID":
+        from ..ndarray.ndarray import _STORAGE_TYPE_STR_TO_ID
+
+        return _STORAGE_TYPE_STR_TO_ID
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

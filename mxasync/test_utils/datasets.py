@@ -8,6 +8,7 @@ offline, the error names the files and where to put them.
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import os
 import shutil
@@ -17,8 +18,10 @@ import zipfile
 import numpy as np
 
 from ..base import MXAsyncError
+from ..io import DataIter
 
-__all__ = ["get_mnist", "get_mnist_ubyte", "get_mnist_iterator", "get_cifar10", "DataUnavailableError"]
+__all__ = ["get_mnist", "get_mnist_ubyte", "get_mnist_iterator", "get_cifar10", "DataUnavailableError",
+           "get_zip_data", "get_bz2_data", "DummyIter"]
 
 _MNIST = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
 _MNIST_URL = "http://data.mxnet.io/data/mnist/"
@@ -139,3 +142,45 @@ def get_mnist_iterator(batch_size: int, input_shape, num_parts: int = 1, part_in
                       shuffle=True, **common)
     val = MNISTIter(image=os.path.join(folder, _MNIST[2]), label=os.path.join(folder, _MNIST[3]), **common)
     return train, val
+
+
+def get_zip_data(data_dir: str, url: str, data_origin_name: str) -> None:
+    """Download ``url`` as ``data_dir/data_origin_name`` and extract it into ``data_dir``, unless that file
+    is there already (MXNet's helper)."""
+    from .env import download
+
+    path = os.path.join(data_dir, data_origin_name)
+    if not os.path.exists(path):
+        download(url, fname=data_origin_name, dirname=data_dir)
+        with zipfile.ZipFile(path) as z:
+            z.extractall(path=data_dir)
+
+
+def get_bz2_data(data_dir: str, data_name: str, url: str, data_origin_name: str) -> None:
+    """Download ``url`` as ``data_dir/data_origin_name`` and decompress it into ``data_dir/data_name``,
+    unless that file is there already (MXNet's helper)."""
+    from .env import download
+
+    target = os.path.join(data_dir, data_name)
+    if not os.path.exists(target):
+        download(url, fname=data_origin_name, dirname=data_dir)
+        with bz2.BZ2File(os.path.join(data_dir, data_origin_name), "rb") as src, open(target, "wb") as out:
+            shutil.copyfileobj(src, out)
+
+
+class DummyIter(DataIter):
+    """Always the first batch of ``real_iter`` (never StopIteration): MXNet's iterator for speed tests."""
+
+    def __init__(self, real_iter) -> None:
+        super().__init__()
+        self.real_iter = real_iter
+        self.provide_data = real_iter.provide_data
+        self.provide_label = real_iter.provide_label
+        self.batch_size = real_iter.batch_size
+        self.the_batch = next(real_iter)
+
+    def __iter__(self):
+        return self
+
+    def next(self):
+        return self.the_batch

@@ -16,7 +16,7 @@ import hashlib
 import logging
 import os
 
-from ...base import MXAsyncError
+from ...base import MXAsyncError, data_dir
 
 __all__ = ["get_model_file", "purge", "short_hash", "data_dir", "ModelFileNotFoundError"]
 
@@ -66,9 +66,6 @@ class ModelFileNotFoundError(MXAsyncError, FileNotFoundError):
     """A pretrained parameter file is not on disk (mxasync never downloads it)."""
 
 
-def data_dir() -> str:
-    """``$MXNET_HOME`` or ``~/.mxnet`` (MXNet's data directory)."""
-    return os.path.expanduser(os.environ.get("MXNET_HOME") or os.path.join("~", ".mxnet"))
 
 
 def short_hash(name: str) -> str:

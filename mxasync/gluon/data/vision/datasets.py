@@ -16,18 +16,15 @@ import numpy as np
 
 from .... import image
 from .... import ndarray as nd
+from ....base import data_dir
 from ....io.recordio import unpack
 from ..dataset import Dataset, RecordFileDataset
 
 __all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "ImageRecordDataset", "ImageFolderDataset"]
 
 
-def _data_dir() -> str:
-    return os.getenv("MXNET_HOME", os.path.join(os.path.expanduser("~"), ".mxnet"))
-
-
 def _default_root(name: str) -> str:
-    return os.path.join(_data_dir(), "datasets", name)
+    return os.path.join(data_dir(), "datasets", name)
 
 
 class _DownloadedDataset(Dataset):
