@@ -24,10 +24,9 @@ from numbers import Number
 
 import numpy as np
 
-from ..io.image import codec
 from ..ndarray import NDArray
 from ._arrays import ImageError, image_shape, to_nd
-from .resize import _get_interp_method
+from .resize import _get_interp_method, imresize
 
 __all__ = ["scale_down", "fixed_crop", "random_crop", "center_crop", "random_size_crop"]
 
@@ -85,7 +84,7 @@ def fixed_crop(src, x0: int, y0: int, w: int, h: int, size: tuple[int, int] | No
     if size is not None and (w, h) != tuple(size):
         new_w, new_h = _check_size(size, "fixed_crop")
         method = _get_interp_method(interp, (h, w, new_h, new_w))
-        return to_nd(codec.resize(crop, (new_w, new_h), method))
+        return imresize(crop, new_w, new_h, method)
     return to_nd(crop)
 
 

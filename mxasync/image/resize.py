@@ -3,8 +3,9 @@
 ``interp`` follows MXNet (OpenCV's codes): 0 nearest, 1 bilinear, 2 bicubic,
 3 area, 4 lanczos, 9 auto (bicubic when enlarging both sides, area when
 shrinking both, else bilinear), 10 a random one of 0-4 (drawn with Python's
-``random``, as MXNet does). Pixels are resized by
-:func:`mxasync.io.image.codec.resize` (OpenCV when installed, else Pillow).
+``random``, as MXNet does). Pixels are resized by the kernel of ``mx.nd.image.resize``
+(:func:`mxasync.operator.image.resize.resize_image`), which gives OpenCV's numbers as MXNet's
+own OpenCV build does (without Intel IPP, whose bicubic differs by one unit in places).
 
 >>> import numpy as np
 >>> img = np.zeros((20, 30, 3), np.uint8)
@@ -20,8 +21,8 @@ import random
 
 import numpy as np
 
-from ..io.image import codec
 from ..ndarray import NDArray
+from ..operator.image.resize import resize_image
 from ._arrays import ImageError, deliver, image_shape, to_numpy
 
 __all__ = ["imresize", "resize_short", "copyMakeBorder"]
@@ -69,7 +70,8 @@ def imresize(src, w: int, h: int, interp: int = 1, out: NDArray | None = None) -
     w, h = _positive_int(w, "w", "imresize"), _positive_int(h, "h", "imresize")
     oh, ow, _ = image_shape(src, "imresize")
     method = _get_interp_method(interp, (oh, ow, h, w))
-    res = codec.resize(to_numpy(src), (w, h), method)
+    img = to_numpy(src)
+    res = img if img.shape[:2] == (h, w) else resize_image(np, img, w, h, method)
     return deliver(res, out, "imresize")
 
 

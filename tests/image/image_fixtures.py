@@ -26,8 +26,3 @@ def _read(name: str) -> bytes:
 
 
 RAW: list[bytes] = [_read(n) for n in NAMES]
-
-# OpenCV's bicubic (interp 2) differs by one grey level between MXNet's OpenCV 3.4 and ours;
-# nearest, bilinear, area and lanczos match exactly.
-BICUBIC_ATOL = 1
-

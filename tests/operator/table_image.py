@@ -28,6 +28,56 @@ def _halve(x):  # bilinear at exactly half size is a 2x2 mean
     return x.reshape(h // 2, 2, w // 2, 2, c).mean(axis=(1, 3))
 
 
+def _cv_axis(n_out, n_in, taps):
+    """OpenCV's source positions and float32 fractions along one axis: (first tap, fraction) per output."""
+    pos = np.float32((np.arange(n_out) + 0.5) * (1.0 / (n_out / n_in)) - 0.5)
+    first = np.floor(pos).astype(int)
+    return first - (taps // 2 - 1), (pos - first).astype(np.float32)
+
+
+def _cubic_weights(f):
+    a, f = np.float32(-0.75), np.float32(f)
+    w = [((a * (f + 1) - 5 * a) * (f + 1) + 8 * a) * (f + 1) - 4 * a, ((a + 2) * f - (a + 3)) * f * f + 1,
+         ((a + 2) * (1 - f) - (a + 3)) * (1 - f) * (1 - f) + 1]
+    return np.array(w + [1 - w[0] - w[1] - w[2]], np.float32)
+
+
+def _lanczos_weights(f):
+    t = np.float64(f) + 3 - np.arange(8)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = np.where(np.abs(t) < 1e-6, 1.0, np.sin(np.pi * t) * np.sin(np.pi * t / 4) / (np.pi ** 2 * t * t / 4))
+    return (w / w.sum()).astype(np.float32)
+
+
+def _separable(x, size, taps, weights):
+    """Each output pixel from its taps x taps neighbourhood, edges repeated (a plain loop)."""
+    h, w = x.shape[:2]
+    ys, fys = _cv_axis(size[1], h, taps)
+    xs, fxs = _cv_axis(size[0], w, taps)
+    out = np.zeros((size[1], size[0], x.shape[2]))
+    for i, (y0, fy) in enumerate(zip(ys, fys, strict=True)):
+        for j, (x0, fx) in enumerate(zip(xs, fxs, strict=True)):
+            for a, wy in enumerate(weights(fy)):
+                for b, wx in enumerate(weights(fx)):
+                    out[i, j] += float(wy) * float(wx) * x[min(max(y0 + a, 0), h - 1), min(max(x0 + b, 0), w - 1)]
+    return out.astype(x.dtype)
+
+
+def _area(x, size):
+    """Shrinking by area: each output pixel is the mean of the input area it covers."""
+    h, w = x.shape[:2]
+
+    def cover(n_out, n_in):
+        m = np.zeros((n_out, n_in))
+        for d in range(n_out):
+            lo, hi = d * n_in / n_out, (d + 1) * n_in / n_out
+            for s in range(n_in):
+                m[d, s] = max(0.0, min(hi, s + 1) - max(lo, s)) * n_out / n_in
+        return m.astype(np.float32).astype(np.float64)
+
+    return np.einsum("ij,jkc,lk->ilc", cover(size[1], h), x, cover(size[0], w)).astype(x.dtype)
+
+
 def _either(flip_axis):
     def check(outs, inputs, params):
         x = inputs[0]
@@ -56,6 +106,12 @@ CASES = [
     Case("_image_flip_top_bottom", [((3, 4, 2),), ((2, 3, 4, 3),)], ref=lambda x: np.flip(x, -3)),
     Case("_image_resize", [((4, 6, 3),)], ref=lambda x, size: _halve(x), params=dict(size=(3, 2)), gens=_PIX,
          grad=False),
+    Case("_image_resize", [((4, 6, 3),)], ref=lambda x, size, interp: _separable(x, size, 4, _cubic_weights),
+         params=dict(size=(9, 7), interp=2), gens=_PIX, grad=False, name="image_resize-bicubic"),
+    Case("_image_resize", [((6, 9, 2),)], ref=lambda x, size, interp: _area(x, size), params=dict(size=(4, 4), interp=3),
+         gens=_PIX, grad=False, name="image_resize-area"),
+    Case("_image_resize", [((5, 4, 1),)], ref=lambda x, size, interp: _separable(x, size, 8, _lanczos_weights),
+         params=dict(size=(7, 3), interp=4), gens=_PIX, grad=False, dtypes=("float32",), name="image_resize-lanczos"),
     Case("_image_random_flip_left_right", [((3, 4, 3),)], check=_either(-2)),
     Case("_image_random_flip_top_bottom", [((3, 4, 3),)], check=_either(-3)),
     Case("_image_random_brightness", [((3, 4, 3),)], gens=_PIX, params=dict(min_factor=1.5, max_factor=1.5),

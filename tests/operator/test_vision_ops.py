@@ -20,7 +20,7 @@ def _cases():
         return {n: {k.split("/", 1)[1]: z[k] for k in z.files if k.startswith(n + "/")} for n in names}
 
 
-CASES = {k: v for k, v in _cases().items() if not k.startswith("resize_")}  # resize: next commit
+CASES = _cases()
 
 
 def _run(arrays):

@@ -5,4 +5,4 @@ Images are ``(H, W, C)`` (or ``(N, H, W, C)``) before ``to_tensor`` and ``(C, H,
 ``(N, C, H, W)``) after it.
 """
 
-from . import color, geometry  # noqa: F401
+from . import color, geometry, resize  # noqa: F401

@@ -1,5 +1,5 @@
-"""Layout and geometry image ops: _image_to_tensor, _image_normalize, _image_crop, _image_resize and the
-(random) flips, with MXNet 1.9.1's shapes and arithmetic.
+"""Layout and geometry image ops: _image_to_tensor, _image_normalize, _image_crop and the (random) flips,
+with MXNet 1.9.1's shapes and arithmetic (``_image_resize`` is in resize.py).
 
 >>> import mxasync as mx
 >>> mx.nd.image.to_tensor(mx.nd.ones((4, 5, 3), dtype='uint8') * 255).shape
@@ -18,7 +18,7 @@ from pydantic import BeforeValidator
 
 from ...runtime.resource import ResourceRequest
 from ..functional import defop
-from ..params import Field, OpParam, Shape
+from ..params import Field, OpParam
 
 __all__: list[str] = []
 
@@ -194,72 +194,3 @@ def _crop_bwd(xp, p, og, ins, outs):
 
 defop("_image_crop", param=CropParam, fwd=_crop, bwd=_crop_bwd, deps="og,in", shape=_crop_shape,
       dtype=_same_dtype, aliases=("image_crop",), doc="The (x, y, width, height) window of an image.")
-
-
-# -- resize --------------------------------------------------------------------------------------------
-class ResizeParam(OpParam):
-    size: Shape = Field(default=(), description="(width, height) of the output, or one int (see keep_ratio)")
-    keep_ratio: bool = Field(default=False, description="with one int size: resize the short side to it "
-                                                        "and keep the aspect ratio (else a square)")
-    interp: int = Field(default=1, description="interpolation: 0 nearest, 1 bilinear (OpenCV's codes)")
-
-
-def _out_hw(p, h, w):
-    if len(p.size) == 2:
-        return p.size[1], p.size[0]
-    if len(p.size) != 1:
-        raise ValueError(f"size must be (width, height) or one int, got {p.size}")
-    s = p.size[0]
-    if not p.keep_ratio:
-        return s, s
-    if h < w:
-        return s, int(w * s / h)
-    return int(h * s / w), s
-
-
-def _resize_shape(prop, in_shapes):
-    (s,) = in_shapes
-    if s is None:
-        return [None]
-    _image_ndim(prop, s)
-    p = prop.params
-    if p.interp not in (0, 1):
-        raise prop.error(f"interp={p.interp} is not supported (0 nearest, 1 bilinear); mx.image.imresize "
-                         "offers the others")
-    try:
-        oh, ow = _out_hw(p, s[-3], s[-2])
-    except ValueError as exc:
-        raise prop.error(str(exc)) from None
-    if oh <= 0 or ow <= 0:
-        raise prop.error(f"size={p.size} gives an empty output for an input of shape {tuple(s)}")
-    return [tuple(s[:-3]) + (oh, ow, s[-1])]
-
-
-def _axis_weights(xp, n_out, n_in):
-    """OpenCV's half-pixel source positions for linear interpolation: lower index and upper weight."""
-    pos = (xp.arange(n_out, dtype="float64") + 0.5) * (n_in / n_out) - 0.5
-    pos = xp.clip(pos, 0, n_in - 1)
-    lo = xp.floor(pos).astype("int64")
-    lo = xp.minimum(lo, n_in - 1)
-    return lo, xp.minimum(lo + 1, n_in - 1), pos - lo
-
-
-def _resize(xp, p, x):
-    h, w = x.shape[-3], x.shape[-2]
-    oh, ow = _out_hw(p, h, w)
-    if p.interp == 0:  # nearest: OpenCV's floor(dst * scale)
-        rows = xp.minimum((xp.arange(oh) * (h / oh)).astype("int64"), h - 1)
-        cols = xp.minimum((xp.arange(ow) * (w / ow)).astype("int64"), w - 1)
-        return x[..., rows, :, :][..., cols, :].copy()
-    y0, y1, fy = _axis_weights(xp, oh, h)
-    x0, x1, fx = _axis_weights(xp, ow, w)
-    f = x.astype("float64")
-    top = f[..., y0, :, :] * (1 - fy)[:, None, None] + f[..., y1, :, :] * fy[:, None, None]
-    out = top[..., x0, :] * (1 - fx)[:, None] + top[..., x1, :] * fx[:, None]
-    if np.issubdtype(np.dtype(x.dtype), np.integer):
-        out = xp.floor(out + 0.5)  # OpenCV rounds to nearest on integer images
-    return _store(xp, out, x.dtype)
-
-
-defop("_image_resize", param=ResizeParam, fwd=_resize, shape=_resize_shape, dtype=_same_dtype,
-      aliases=("image_resize",), doc="Resize an (H, W, C) or (N, H, W, C) image (OpenCV's nearest or bilinear).")
