@@ -1,9 +1,10 @@
 """Loading the heavy parts of the package ahead of use, off the event loop.
 
-``mx.nd``, ``mx.sym`` and what builds on them load the operator registry on first
-use: a few seconds of imports that, in async code, would stall the event loop.
-``await mx.preload_async()`` does that work in a worker thread while the loop keeps
-running; ``mx.preload()`` is its sync twin (for a service's start-up).
+``mx.nd`` loads numpy, pydantic, the engine and, one family at a time, the ops it is
+asked for (the first ``mx.nd.ones`` about 0.3 s of CPU); in async code that first call
+holds the event loop meanwhile.  ``await mx.preload_async()`` does that work in a worker
+thread while the loop keeps running; ``mx.preload()`` is its sync twin (for a service's
+start-up).
 
 >>> import mxasync as mx
 >>> mx.preload("ndarray")

@@ -1,6 +1,11 @@
-"""``mx.nd``: asynchronous NDArrays and one function per registered op."""
+"""``mx.nd``: asynchronous NDArrays and one function per registered op.
+
+The op functions are made on first use (``operator/namespace.py``): ``mx.nd.relu`` loads the nn
+family then, ``dir(mx.nd)`` lists every op without loading one.
+"""
 
 from .. import _seams
+from ..operator.namespace import OpNamespace as _OpNamespace
 from . import _internal, contrib, image, linalg, random, sparse
 from ._fluent import attach as _attach_fluent_methods
 from ._functions import *  # noqa: F403 - MXNet's Python-level functions (maximum, add, moveaxis, ...)
@@ -22,14 +27,14 @@ from .ndarray import (
     zeros_like,
 )
 from .random import shuffle  # MXNet has it at both places
-from .register import populate as _populate
+from .register import make_function as _make_function
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "zeros_like", "ones_like",
            "waitall", "waitall_async", "save", "load", "load_frombuffer", "shuffle", "from_numpy",
            "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write", *_function_names]
 
-_populate(globals())
-_attach_fluent_methods(NDArray, globals())
+_ops = _OpNamespace(globals(), _make_function, public=True)
+_attach_fluent_methods(NDArray, _ops)
 _attach_interop(NDArray)
 
 
@@ -45,4 +50,8 @@ def __getattr__(name: str):
         iface = _seams.numpy.get()
         value = globals()[name] = iface.np if name == "np" else iface.npx
         return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _ops.getattr(__name__, name)
+
+
+def __dir__():
+    return _ops.dir()

@@ -41,8 +41,8 @@ def _method(name: str, fn: Callable):
     return method
 
 
-def _broadcast_to(namespace: dict):
-    op = namespace["broadcast_to"]
+def _broadcast_to(ops):
+    op = ops.get("broadcast_to")
 
     def broadcast_to(self, shape):
         """Broadcast to ``shape``, which may have more (leading) axes than this array (MXNet's method;
@@ -58,8 +58,8 @@ def _broadcast_to(namespace: dict):
     return broadcast_to
 
 
-def _flatten(namespace: dict):
-    op = namespace["flatten"]
+def _flatten(ops):
+    op = ops.get("flatten")
 
     def flatten(self, inplace=False):
         """``(d1, d2*...*dk)``: a copy, or with ``inplace=True`` a view sharing this array's memory."""
@@ -68,8 +68,8 @@ def _flatten(namespace: dict):
     return flatten
 
 
-def _expand_dims(namespace: dict):
-    op = namespace["expand_dims"]
+def _expand_dims(ops):
+    op = ops.get("expand_dims")
 
     def expand_dims(self, axis, inplace=False):
         """A new axis of size 1 at ``axis``: a copy, or with ``inplace=True`` a view."""
@@ -85,8 +85,8 @@ def _expand_dims(namespace: dict):
     return expand_dims
 
 
-def _squeeze(namespace: dict):
-    op = namespace["squeeze"]
+def _squeeze(ops):
+    op = ops.get("squeeze")
 
     def squeeze(self, axis=None, inplace=False):
         """Drop axes of size 1 (all, or those in ``axis``): a copy, or with ``inplace=True`` a view."""
@@ -110,18 +110,30 @@ def _squeeze(namespace: dict):
 _SPECIAL = {"broadcast_to": _broadcast_to, "flatten": _flatten, "expand_dims": _expand_dims, "squeeze": _squeeze}
 
 
-def attach(cls: type, namespace: dict, names: dict[str, str] | None = None, special: bool = True) -> list[str]:
-    """Give ``cls`` a method for every fluent name with a function in ``namespace``; returns them.
+class _OnFirstUse:
+    """A fluent method not made yet: the first look-up makes it (its op's family loads then) and puts the
+    plain function in its place on the class, so later calls pay nothing for the laziness."""
+
+    def __init__(self, owner: type, name: str, op_name: str, ops, special: bool):
+        self._owner, self._name, self._op_name, self._ops, self._special = owner, name, op_name, ops, special
+
+    def __get__(self, obj, cls=None):
+        fn = _SPECIAL[self._name](self._ops) if self._special else _method(self._name, self._ops.get(self._op_name))
+        setattr(self._owner, self._name, fn)
+        return fn if obj is None else fn.__get__(obj, cls)
+
+
+def attach(cls: type, ops, names: dict[str, str] | None = None, special: bool = True) -> list[str]:
+    """Give ``cls`` a method for every fluent name that ``ops`` (an ``OpNamespace``) has; returns them.
 
     ``names`` maps extra method names to op names (``{"astype": "cast"}``); ``special=False``
-    skips the NDArray-only methods that inspect shapes (``mx.sym`` uses it).
+    skips the NDArray-only methods that inspect shapes (``mx.sym`` uses it).  Each method is
+    made on its first look-up.
     """
     added = []
     table = {**{n: n for n in FLUENT_METHODS}, **(names or {})}
     for name, op_name in table.items():
-        fn = namespace.get(op_name)
-        if fn is not None and name not in cls.__dict__:
-            method = _SPECIAL[name](namespace) if special and name in _SPECIAL else _method(name, fn)
-            setattr(cls, name, method)
+        if ops.has(op_name) and name not in cls.__dict__:
+            setattr(cls, name, _OnFirstUse(cls, name, op_name, ops, special and name in _SPECIAL))
             added.append(name)
     return added

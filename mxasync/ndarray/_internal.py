@@ -1,23 +1,25 @@
 """``mx.nd._internal``: every registered op whose name starts with ``_`` (``_crop_assign``,
-``_sample_uniform``, ...), as MXNet keeps them out of ``mx.nd``'s public listing."""
+``_sample_uniform``, ...), as MXNet keeps them out of ``mx.nd``'s public listing.
+
+The functions are made on first use (``operator/namespace.py``), ops registered later (plugins) too;
+``_test_*``/``_doc_*`` ops are found but not listed.
+"""
 
 from __future__ import annotations
 
-from ..operator.registry import list_ops
+from typing import Any
+
+from ..operator.namespace import OpNamespace as _OpNamespace
 from .register import make_function
 
-__all__ = sorted(n for n in list_ops(include_aliases=True) if n.startswith("_") and not n.startswith(("_test_",
-                                                                                                         "_doc_")))
+_ops = _OpNamespace(globals(), make_function, "_", strip=False, exclude=("__",),
+                    unlisted=("_test_", "_doc_"))
+__all__ = sorted(_ops.names())
 
 
-def __getattr__(name: str):
-    # ops registered after this module loaded (plugins) are found on first use
-    if name.startswith("_") and not name.startswith("__") and name in list_ops(include_aliases=True):
-        fn = globals()[name] = make_function(name)
-        return fn
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def __getattr__(name: str) -> Any:
+    return _ops.getattr(__name__, name)
 
 
-for _name in __all__:
-    globals()[_name] = make_function(_name)
-del _name
+def __dir__() -> list[str]:
+    return _ops.dir()

@@ -1,18 +1,17 @@
-"""``mx.nd.contrib``: every ``_contrib_<name>`` op as ``mx.nd.contrib.<name>`` (MXNet's namespace)."""
+"""``mx.nd.contrib``: every ``_contrib_<name>`` op as ``mx.nd.contrib.<name>`` (MXNet's namespace).
+
+The functions are made on first use (``operator/namespace.py``): listing them loads nothing.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..operator.registry import list_ops
+from ..operator.namespace import OpNamespace as _OpNamespace
 from .register import make_function
 
-_name = ""
-__all__ = sorted(n[len("_contrib_"):] for n in list_ops(include_aliases=True) if n.startswith("_contrib_"))
-
-for _name in __all__:
-    globals()[_name] = make_function("_contrib_" + _name)
-del _name
+_ops = _OpNamespace(globals(), make_function, "_contrib_")
+__all__ = sorted(_ops.names())
 
 from ._contrib_extra import isfinite, isinf, isnan, rand_zipfian  # noqa: E402 - MXNet's Python-level ones
 from ._contrib_updates import (  # noqa: E402 - MXNet's Python wrappers of the AdamW and fused LAMB ops
@@ -30,5 +29,9 @@ __all__ += ["isinf", "isfinite", "isnan", "rand_zipfian", "foreach", "while_loop
             "multi_mp_lamb_update"]
 
 
-if TYPE_CHECKING:  # the functions made from the registry above, as type checkers see them
-    def __getattr__(name: str) -> Any: ...
+def __getattr__(name: str) -> Any:
+    return _ops.getattr(__name__, name)
+
+
+def __dir__() -> list[str]:
+    return _ops.dir()

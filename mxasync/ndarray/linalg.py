@@ -1,18 +1,22 @@
-"""``mx.nd.linalg``: every ``_linalg_<name>`` op as ``mx.nd.linalg.<name>`` (MXNet's namespace)."""
+"""``mx.nd.linalg``: every ``_linalg_<name>`` op as ``mx.nd.linalg.<name>`` (MXNet's namespace).
+
+The functions are made on first use (``operator/namespace.py``): listing them loads nothing.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..operator.registry import list_ops
+from ..operator.namespace import OpNamespace as _OpNamespace
 from .register import make_function
 
-__all__ = sorted(n[len("_linalg_"):] for n in list_ops(include_aliases=True) if n.startswith("_linalg_"))
-
-for _name in __all__:
-    globals()[_name] = make_function("_linalg_" + _name)
-del _name
+_ops = _OpNamespace(globals(), make_function, "_linalg_")
+__all__ = sorted(_ops.names())
 
 
-if TYPE_CHECKING:  # the functions made from the registry above, as type checkers see them
-    def __getattr__(name: str) -> Any: ...
+def __getattr__(name: str) -> Any:
+    return _ops.getattr(__name__, name)
+
+
+def __dir__() -> list[str]:
+    return _ops.dir()

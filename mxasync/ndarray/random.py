@@ -12,7 +12,7 @@ True
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -173,10 +173,16 @@ generalized_negative_binomial_like = _like("generalized_negative_binomial", (("m
 # The densities: MXNet 1.9.1 names them only mx.nd.random_pdf_<dist>; mx.nd.random.pdf_<dist> is the same op.
 _PDF = ("uniform", "normal", "gamma", "exponential", "poisson", "negative_binomial", "generalized_negative_binomial",
         "dirichlet")
-for _d in _PDF:
-    globals()[f"pdf_{_d}"] = _make_op_function(f"_random_pdf_{_d}")
 __all__ += [f"pdf_{_d}" for _d in _PDF]
 
 
-if TYPE_CHECKING:  # the functions made from the registry above, as type checkers see them
-    def __getattr__(name: str) -> Any: ...
+def __getattr__(name: str) -> Any:
+    # the densities are made on first use (their op family loads then)
+    if name.startswith("pdf_") and name[4:] in _PDF:
+        fn = globals()[name] = _make_op_function(f"_random_pdf_{name[4:]}")
+        return fn
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {f"pdf_{d}" for d in _PDF})

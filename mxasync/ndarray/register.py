@@ -8,10 +8,10 @@ come from the op's declaration.
 
 from __future__ import annotations
 
-from ..operator.registry import get_op, list_ops
+from ..operator.registry import get_op
 from ._invoke import invoke
 
-__all__ = ["make_function", "populate"]
+__all__ = ["make_function"]
 
 
 def make_function(op_name: str):
@@ -39,14 +39,3 @@ def make_function(op_name: str):
     except Exception:  # noqa: BLE001 - a signature is documentation only
         pass
     return fn
-
-
-def populate(namespace: dict) -> None:
-    """Add a function for every public op name (aliases included) to ``namespace``.
-
-    Names starting with ``_`` stay out, as MXNet sorts them: ``mx.nd._internal`` has them
-    all, and ``_contrib_*``, ``_linalg_*``, ``_image_*`` appear in their family modules.
-    """
-    for name in list_ops(include_aliases=True):
-        if not name.startswith("_") and name not in namespace:
-            namespace[name] = make_function(name)

@@ -11,10 +11,10 @@ init, ordering), ``nn``, ``random``, ``linalg``, ``optimizer`` (update ops),
 ``loss`` (output layers), ``contrib``; pure numerical kernels in ``kernels``.
 The framework modules (``base``, ``params``, ``registry``, ``functional``,
 ``simple_op``) are imported by path; none of them is part of this namespace.
-Importing this package registers every op.
+An op family loads on the first use of one of its ops (``get_op``; ``mx.nd.ones`` loads
+the tensor family only); listing the registry (``list_ops``) loads every family.
 """
 
-from . import library as _library  # noqa: F401  (registers the ops)
 from .base import OpContext, Operator, OperatorProperty, OpReqType, assign
 from .custom import CustomOp, CustomOpProp, get_all_registered_operators, register
 from .overrides import override_signature

@@ -88,6 +88,21 @@ class Operator:
         raise MXAsyncError(f"{type(self).__name__}: backward is not implemented")
 
 
+class _Converters:
+    """``OperatorProperty.onnx_export`` until a converter is attached to the op's class: the first look-up
+    loads the converter modules (with every family), then finds the attached one or None."""
+
+    def __get__(self, obj: Any, cls: type | None = None) -> Callable | None:
+        from .registry import load_all
+
+        load_all()
+        for klass in (cls or type(obj)).__mro__:
+            value = klass.__dict__.get("onnx_export")
+            if value is not None and not isinstance(value, _Converters):
+                return value.__get__(obj, cls) if hasattr(value, "__get__") else value
+        return None
+
+
 class OperatorProperty:
     """Describes an op; ``get_op(name).prepare(**kwargs)`` returns a cached instance bound to params.
 
@@ -125,8 +140,9 @@ class OperatorProperty:
     #: ``fn(builder)`` converting one node to ONNX; the exporter passes its builder object
     #: (:class:`~mxasync.operator.onnx_protocol.OnnxBuilder`: the node's params, input/output
     #: names, shapes; ``add``/``const`` to write nodes), so this layer never imports onnx.
-    #: None: the op cannot be exported.
-    onnx_export: ClassVar[Callable | None] = None
+    #: None: the op cannot be exported.  The converters live in their own modules and attach themselves
+    #: when every family loads (``registry.load_all``), which the first look-up here does.
+    onnx_export: ClassVar[Callable | None] = _Converters()  # type: ignore[assignment]
 
     def __init__(self, params: OpParam, name: str | None = None):
         self.params = params

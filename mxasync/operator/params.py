@@ -109,7 +109,7 @@ def format_value(v: Any) -> str:
 class OpParam(BaseModel):
     """Base class of every op's parameter model (frozen, unknown fields rejected)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True, defer_build=True)
     # MXNet's positional order of the params when it differs from the fields' (inherited first)
     positional_order: ClassVar[tuple[str, ...]] = ()
 

@@ -14,7 +14,9 @@ True
 from __future__ import annotations
 
 import difflib
+import importlib
 import inspect
+import sys
 import threading
 import warnings
 from collections.abc import Callable
@@ -27,11 +29,13 @@ from .base import OperatorProperty
 from .param_docs import describe_field, describe_type, sentence
 from .params import NoParam, OpParam, format_value, parse_params
 
-__all__ = ["OpDef", "register_op", "get_op", "list_ops", "register_override", "find_override"]
+__all__ = ["OpDef", "register_op", "get_op", "list_ops", "op_names", "load_all", "when_registered",
+           "register_override", "find_override"]
 
 _OPS: dict[str, OpDef] = {}
 _CANON: dict[str, OpDef] = {}
 _OVERRIDES: dict[tuple[str, str], Callable] = {}
+_PENDING: dict[str, list[Callable[[OpDef], None]]] = {}
 _CACHE_MAX = 4096
 _lock = threading.Lock()
 _IGNORED_WARNED: set[tuple[str, str]] = set()   # (op, keyword) pairs already warned about
@@ -48,6 +52,7 @@ class OpDef:
         self.names = (name,) + aliases
         self.description = inspect.cleandoc(doc or prop_cls.__doc__ or "")
         self.key_var_num_args = prop_cls.key_var_num_args
+        self.module = _defining_module()  # the module whose import registers this op (the lazy index's value)
         self._cache: dict = {}
         self._default: OperatorProperty | None = None
         self._signature: inspect.Signature | None = None
@@ -207,25 +212,105 @@ def register_op(name: str, *, aliases: tuple[str, ...] | list[str] = (), param: 
                     raise MXAsyncError(f"register_op: {n!r} is already registered by {_OPS[n].prop_cls.__module__}")
                 _OPS[n] = opdef
             _CANON[name] = opdef
+            pending = [fn for n in opdef.names for fn in _PENDING.pop(n, ())]
         cls.opdef = opdef
+        for fn in pending:
+            fn(opdef)
         return cls
 
     return deco
 
 
+def _defining_module() -> str:
+    """The module being imported when an op registers (the innermost ``<module>`` frame)."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_name != "<module>":
+        frame = frame.f_back
+    return frame.f_globals.get("__name__", "") if frame is not None else ""
+
+
+# -- lazy loading ------------------------------------------------------------------------------------
+# The op families load on first use of one of their ops: ``get_op(name)`` imports the module that
+# ``_op_index.OPS`` names for ``name`` (mx.nd.ones loads the tensor family, not the other ten);
+# listing every op loads every family.  The index is generated (``python -m mxasync.tools.stubs``)
+# and tests/operator/test_lazy_registry.py fails while it is stale; a name it lacks loads them all.
+
+_loaded_all = False
+
+
+def _index() -> dict[str, str]:
+    from ._op_index import OPS
+
+    return OPS
+
+
+def load_all() -> None:
+    """Import every op family (and their ONNX converters): what listing the whole registry needs."""
+    global _loaded_all
+    if not _loaded_all:
+        importlib.import_module(f"{__package__}.library")
+        _loaded_all = True
+
+
+def _load(name: str) -> OpDef | None:
+    module = _index().get(name)
+    if module is not None:
+        importlib.import_module(module)
+        opdef = _OPS.get(name)
+        if opdef is not None:
+            return opdef
+    load_all()  # a stale index, or an op that is not MXNet's: look everywhere
+    return _OPS.get(name)
+
+
+def when_registered(name: str, fn: Callable[[OpDef], None]) -> None:
+    """Call ``fn(opdef)`` for op ``name`` now if it is registered, else when it registers.
+
+    For facts about an op declared apart from it (sparse storage rules): declaring them loads
+    nothing, and the op's family still loads only when the op is used.
+    """
+    with _lock:
+        opdef = _OPS.get(name)
+        if opdef is None:
+            _PENDING.setdefault(name, []).append(fn)
+            return
+    fn(opdef)
+
+
 def get_op(name: str) -> OpDef:
-    """The op registered under ``name`` (or an alias of it)."""
+    """The op registered under ``name`` (or an alias of it); its family loads on first use."""
     try:
         return _OPS[name]
     except KeyError:
-        close = difflib.get_close_matches(name, list(_OPS), n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise MXAsyncError(f"unknown operator {name!r}{hint}") from None
+        pass
+    opdef = _load(name)
+    if opdef is not None:
+        return opdef
+    close = difflib.get_close_matches(name, list(_OPS), n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise MXAsyncError(f"unknown operator {name!r}{hint}") from None
 
 
 def list_ops(include_aliases: bool = False) -> list[str]:
-    """Sorted names of the registered ops (canonical names, or every name)."""
+    """Sorted names of the registered ops (canonical names, or every name); loads every family."""
+    load_all()
     return sorted(_OPS if include_aliases else _CANON)
+
+
+_names: tuple[int, frozenset[str]] = (-1, frozenset())
+
+
+def op_names() -> frozenset[str]:
+    """Every op name and alias, without loading a family: the index's names and those registered so far.
+
+    What ``mx.nd``/``mx.sym`` list (``dir``, ``__all__``) and resolve on first use.
+    """
+    global _names
+    count, names = _names
+    if count != len(_OPS):
+        names = frozenset(_index()) | frozenset(_OPS)
+        _names = (len(_OPS), names)
+    return names
 
 
 def register_override(op_name: str, backend: str, kernel: Callable | None = None):

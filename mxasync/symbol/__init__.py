@@ -1,21 +1,25 @@
-"""``mx.sym``: symbolic graphs, their inference passes, and one function per registered op."""
+"""``mx.sym``: symbolic graphs, their inference passes, and one function per registered op.
+
+The op functions are made on first use (``operator/namespace.py``), as in ``mx.nd``.
+"""
 
 from ..ndarray._fluent import attach as _attach_fluent_methods
+from ..operator.namespace import OpNamespace as _OpNamespace
 from . import _internal, contrib, image, linalg, random, sparse
 from ._arith import hypot, maximum, minimum, pow, power
 from ._creation import arange, eye, full, histogram, linspace, ones, zeros
 from ._naming import AttrScope, NameManager, Prefix
 from ._serialize import load, load_json
-from .register import populate as _populate
+from .register import make_function as _make_function
 from .symbol import Group, Symbol, Variable, var
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "NameManager", "Prefix", "AttrScope",
            "maximum", "minimum", "hypot", "power", "pow", "zeros", "ones", "full", "arange", "linspace", "eye",
            "histogram"]
 
-_populate(globals())
+_ops = _OpNamespace(globals(), _make_function, public=True)
 # MXNet's fluent methods on Symbol too (s.sum(axis=1), s.reshape(...), s.astype(...))
-_attach_fluent_methods(Symbol, globals(), names={"reshape": "reshape", "astype": "cast"}, special=False)
+_attach_fluent_methods(Symbol, _ops, names={"reshape": "reshape", "astype": "cast"}, special=False)
 
 
 def __getattr__(name):
@@ -26,4 +30,8 @@ def __getattr__(name):
         mod = importlib.import_module(f"{__name__}.numpy" if name == "np" else f"{__name__}.numpy_extension")
         globals()[name] = mod
         return mod
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _ops.getattr(__name__, name)
+
+
+def __dir__():
+    return _ops.dir()

@@ -1,19 +1,22 @@
-"""``mx.sym._internal``: the registered ops whose names start with ``_`` (MXNet's namespace for them)."""
+"""``mx.sym._internal``: the registered ops whose names start with ``_`` (MXNet's namespace for them).
+
+The functions are made on first use (``operator/namespace.py``): listing them loads nothing.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..operator.registry import list_ops
+from ..operator.namespace import OpNamespace as _OpNamespace
 from .register import make_function
 
-_name = ""
-__all__ = [n for n in list_ops(include_aliases=True) if n.startswith("_")]
-
-for _name in __all__:
-    globals()[_name] = make_function(_name)
-del _name
+_ops = _OpNamespace(globals(), make_function, "_", strip=False, exclude=("__",))
+__all__ = sorted(_ops.names())
 
 
-if TYPE_CHECKING:  # the functions made from the registry above, as type checkers see them
-    def __getattr__(name: str) -> Any: ...
+def __getattr__(name: str) -> Any:
+    return _ops.getattr(__name__, name)
+
+
+def __dir__() -> list[str]:
+    return _ops.dir()

@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 
 from ..base import MXAsyncError
-from ..operator.registry import get_op, list_ops
+from ..operator.registry import get_op
 from ._naming import AttrScope, NameManager
 from ._node import Node, hide_keys
 
-__all__ = ["create", "make_function", "populate"]
+__all__ = ["create", "make_function"]
 
 # how MXNet initialises aux states it creates (its FSetInputVarAttrOnCompose of BatchNorm & co.)
 _AUX_INIT = {"moving_mean": '["zero", {}]', "moving_var": '["one", {}]', "moving_inv_var": '["one", {}]'}
@@ -119,14 +119,3 @@ def make_function(op_name: str):
     except (ValueError, TypeError):  # a signature is documentation only
         pass
     return fn
-
-
-def populate(namespace: dict) -> None:
-    """Add a function for every public op name (aliases included) to ``namespace``.
-
-    Names starting with ``_`` stay out, as MXNet sorts them: ``mx.sym._internal`` has them
-    all, and ``_contrib_*``, ``_linalg_*``, ``_image_*`` appear in their family modules.
-    """
-    for op_name in list_ops(include_aliases=True):
-        if not op_name.startswith("_") and op_name not in namespace:
-            namespace[op_name] = make_function(op_name)

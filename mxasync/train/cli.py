@@ -288,6 +288,7 @@ def _train(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         print(f"mxasync train: the previous {log_path.name} is kept as {kept.name}", flush=True)
     if begin:
         mod = Module.load(prefix, begin, load_optimizer_states=True, context=contexts)
+        train.set_epoch(begin)  # the shifts and order the uninterrupted run has at this epoch
         log_path.write_text("".join(json.dumps(r) + "\n" for r in rows))
         print(f"resuming from {prefix}-{begin:04d}.params: epochs {begin + 1} to {args.epochs}", flush=True)
     else:

@@ -31,7 +31,18 @@ def shift_images(images: np.ndarray, dy: np.ndarray, dx: np.ndarray) -> np.ndarr
 
 
 class ShiftAugmentIter(DataIter):
-    """An ``NDArrayIter`` over freshly shifted (up to ``max_shift`` pixels) and shuffled images each epoch."""
+    """An ``NDArrayIter`` over freshly shifted (up to ``max_shift`` pixels) and shuffled images each epoch.
+
+    Epoch ``e``'s shifts and order depend on ``(seed, e)`` only, so a run resumed at epoch ``e``
+    (:meth:`set_epoch`) sees the batches an uninterrupted run sees.  ``reset()`` moves to the next epoch.
+
+    >>> x, y = np.arange(8.0).reshape(8, 1, 1, 1), np.arange(8.0)
+    >>> run = ShiftAugmentIter(x, y, batch_size=8, max_shift=0, seed=3)
+    >>> run.reset(); second = run.next().label[0].asnumpy().tolist()
+    >>> resumed = ShiftAugmentIter(x, y, batch_size=8, max_shift=0, seed=3)
+    >>> resumed.set_epoch(1); resumed.next().label[0].asnumpy().tolist() == second
+    True
+    """
 
     _async_inline = True
 
@@ -39,17 +50,24 @@ class ShiftAugmentIter(DataIter):
         super().__init__(batch_size)
         self._images, self._labels = images, labels
         self._max_shift = max_shift
-        self._rng = np.random.default_rng(seed)
+        self._seed = seed
+        self.epoch = 0
         self.num_data = len(images)
         self._inner = self._epoch_iter()
 
     def _epoch_iter(self) -> NDArrayIter:
+        rng = np.random.default_rng([self._seed, self.epoch])
         x = self._images
         if self._max_shift > 0:
-            dy, dx = self._rng.integers(-self._max_shift, self._max_shift + 1, size=(2, len(x)))
+            dy, dx = rng.integers(-self._max_shift, self._max_shift + 1, size=(2, len(x)))
             x = shift_images(x, dy, dx)
-        order = self._rng.permutation(len(x))
+        order = rng.permutation(len(x))
         return NDArrayIter(x[order], self._labels[order], self.batch_size, last_batch_handle="pad")
+
+    def set_epoch(self, epoch: int) -> None:
+        """Start over at epoch ``epoch`` (0-based): its shifts and order, as an uninterrupted run has them."""
+        self.epoch = epoch
+        self._inner = self._epoch_iter()
 
     @property
     def provide_data(self):
@@ -60,7 +78,7 @@ class ShiftAugmentIter(DataIter):
         return self._inner.provide_label
 
     def reset(self) -> None:
-        self._inner = self._epoch_iter()
+        self.set_epoch(self.epoch + 1)
 
     def next(self):
         return self._inner.next()

@@ -77,6 +77,27 @@ def test_resume_continues_from_the_per_epoch_checkpoints(tmp_path, capsys):
     assert info.value.code == 2 and "--resume: no checkpoint of lenet" in capsys.readouterr().err
 
 
+def test_a_resumed_run_sees_the_batches_of_an_uninterrupted_one(tmp_path, capsys):
+    # an uninterrupted 2-epoch run, and the same run as it stood when stopped after epoch 1, then resumed
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    base = ["train", "--network", "mlp", "--quiet", "--batch-size", "256", "--epochs", "2", "--seed", "7"]
+    assert cli.main([*base, "--out", str(whole)]) == 0
+    cut.mkdir()
+    for name in ("mlp-symbol.json", "mlp-0001.params", "mlp-0001.states"):
+        (cut / name).write_bytes((whole / name).read_bytes())
+    rows = (whole / "metrics.jsonl").read_text().splitlines()
+    (cut / "metrics.jsonl").write_text(rows[0] + "\n")
+    capsys.readouterr()
+    assert cli.main([*base, "--out", str(cut), "--resume"]) == 0
+    assert "epochs 2 to 2" in capsys.readouterr().out
+
+    def metrics(folder):
+        return [{k: v for k, v in json.loads(line).items() if k != "seconds"}
+                for line in (folder / "metrics.jsonl").read_text().splitlines()]
+
+    assert metrics(cut) == metrics(whole)
+
+
 def test_save_checkpoint_logs_where_it_saved(tmp_path, caplog):
     import logging
 

@@ -229,10 +229,11 @@ def _where_fwd(xp, prop, op_ctx, ins, out_stypes):
 
 
 def _register() -> None:
-    from ..registry import _OPS
+    from ..registry import op_names
 
+    known = op_names()  # the index's names: checking one loads nothing
     for name in _UNARY:
-        if name in _OPS:
+        if name in known:
             register_sparse(name, infer=_unary_infer, forward=_unary_fwd)
     for name in ("elemwise_add", "elemwise_sub", "_maximum", "_minimum", "_hypot"):
         register_sparse(name, infer=_same_infer, forward=_binary_fwd)

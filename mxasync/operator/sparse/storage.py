@@ -257,10 +257,7 @@ def register_sparse(op_name: str, *, infer: Callable, forward: Callable | None =
     ``from_dense``: dense inputs may give sparse outputs (``cast_storage``, ``dot(forward_stype=)``),
     so imperative calls ask the rule even when no input is sparse.
     """
-    from ..registry import get_op
-
-    opdef = get_op(op_name)
-    cls = opdef.prop_cls
+    from ..registry import when_registered
 
     def infer_storage_type(self, in_stypes):
         outs = infer(self, list(in_stypes))
@@ -271,8 +268,12 @@ def register_sparse(op_name: str, *, infer: Callable, forward: Callable | None =
             return [DEFAULT] * len(in_stypes), list(outs.out_stypes), [DEFAULT] * n_aux
         return list(in_stypes), list(outs), [DEFAULT] * n_aux
 
-    cls.infer_storage_type = infer_storage_type
-    cls.sparse_forward = staticmethod(forward) if forward is not None else None
-    cls.sparse_backward = staticmethod(backward) if backward is not None else None
-    cls.sparse_backward_infer = staticmethod(backward_infer) if backward_infer is not None else None
-    cls.sparse_from_dense = from_dense
+    def attach(opdef) -> None:  # when the op registers: the rule never loads an op family itself
+        cls = opdef.prop_cls
+        cls.infer_storage_type = infer_storage_type
+        cls.sparse_forward = staticmethod(forward) if forward is not None else None
+        cls.sparse_backward = staticmethod(backward) if backward is not None else None
+        cls.sparse_backward_infer = staticmethod(backward_infer) if backward_infer is not None else None
+        cls.sparse_from_dense = from_dense
+
+    when_registered(op_name, attach)
