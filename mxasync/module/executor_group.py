@@ -75,6 +75,10 @@ class DataParallelExecutorGroup:
         self.data_shapes: list[DataDesc] = []
         self.label_shapes: list[DataDesc] = []
         self._grad_req_spec = grad_req
+        # per context, the arrays of the arguments that are not parameters (inputs, labels, states), by name:
+        # a group bound with ``shared_group`` shares its list and reuses the arrays of equal shape (MXNet's)
+        self.shared_data_arrays: list[dict] = (shared_group.shared_data_arrays if shared_group is not None
+                                               else [{} for _ in self.contexts])
         self.bind_exec(data_shapes, label_shapes, shared_group)
 
     # -- binding ------------------------------------------------------------------
@@ -108,7 +112,7 @@ class DataParallelExecutorGroup:
         self.data_names = [d.name for d in data_shapes]
         self.label_names = [d.name for d in label_shapes]
         self._axes = dict(zip([d.name for d in descs], axes, strict=True))
-        reqs = self._grad_reqs(self.data_names)
+        reqs = self.grad_req = self._grad_reqs(self.data_names)  # MXNet's name: argument -> its grad_req
         type_dict = {d.name: np.dtype(getattr(d, "dtype", np.float32)) for d in descs}
         execs = []
         for k, ctx in enumerate(self.contexts):
@@ -126,6 +130,11 @@ class DataParallelExecutorGroup:
                 execs.append(self.symbol.simple_bind(ctx, grad_req=reqs, type_dict=type_dict,
                                                      group2ctx=self.group2ctxs[k], **shapes))
         self.execs = execs
+        if not reshape:
+            for k, e in enumerate(execs):
+                for name, arr in zip(self.arg_names, e.arg_arrays, strict=True):
+                    if name not in self.param_names:
+                        self.shared_data_arrays[k].setdefault(name, arr)
         self._collect_arrays()
 
     def _bind_shared(self, k: int, shared: DataParallelExecutorGroup, reqs: dict, shapes: dict):
@@ -139,7 +148,9 @@ class DataParallelExecutorGroup:
                 args.append(theirs.arg_dict[name])
                 grads.append(theirs.grad_dict.get(name))
             else:
-                args.append(nd_zeros(shape, ctx))
+                buf = self.shared_data_arrays[k].get(name)
+                same = buf is not None and buf.shape == tuple(shape) and buf.context == ctx
+                args.append(buf if same else nd_zeros(shape, ctx))
                 grads.append(nd_zeros(shape, ctx) if reqs[name] != "null" else None)
         return self.symbol.bind(ctx, args, args_grad=grads, grad_req=[reqs[n] for n in self.arg_names],
                                 aux_states=list(theirs.aux_arrays))

@@ -175,7 +175,7 @@ class Module(BaseModule):
                                       (group.aux_names, group.aux_arrays, self._aux_params)):
             for name, block in zip(names, blocks, strict=True):
                 if name not in params:  # e.g. absent from the checkpoint Module.load read: give it a home
-                    params[name] = zeros(block[0].shape, cpu(), block[0].dtype)
+                    params[name] = zeros(block[0].shape, cpu(), block[0].dtype, stype=block[0].stype)
         initializer = resolve_initializer(initializer)
         attrs = self._symbol.attr_dict()
 
@@ -273,7 +273,7 @@ class Module(BaseModule):
             self._exec_group.set_params(self._arg_params, self._aux_params)  # rebinding keeps the values
         else:
             group = self._exec_group
-            self._arg_params = {n: zeros(b[0].shape, cpu(), b[0].dtype)
+            self._arg_params = {n: zeros(b[0].shape, cpu(), b[0].dtype, stype=b[0].stype)  # MXNet keeps the stype
                                 for n, b in zip(self._param_names, group.param_arrays, strict=True)}
             self._aux_params = {n: zeros(b[0].shape, cpu(), b[0].dtype)
                                 for n, b in zip(self._aux_names, group.aux_arrays, strict=True)}

@@ -21,6 +21,7 @@ import numpy as np
 from .. import _seams
 from ..backends import get_backend
 from ..base import MXAsyncError, MXAsyncValueError
+from ..operator.sparse.storage import cast_value
 from ..operator.tensor.shape import reshape_shape
 from ..runtime.context import Context
 from ..runtime.engine import Engine
@@ -58,6 +59,11 @@ def _push(fn, ctx, reads, writes, name, size, prop=FnProperty.NORMAL):
 
 def _assign(dst, src, rctx) -> None:
     dst[...] = src
+
+
+def _assign_to_sparse(xp, dst, src, rctx) -> None:
+    """A dense value into a sparse array's store: a storage cast (MXNet's copyto into row_sparse/csr)."""
+    dst.set(cast_value(xp, src, dst.stype))
 
 
 def _cross_device_copy(src_ctx: Context, dst_ctx: Context):
@@ -374,6 +380,11 @@ class NDArray:
         prop, run_ctx, copy = FnProperty.NORMAL, dst._ctx if dst_dev == "gpu" else self._ctx, _assign
         if src_dev != dst_dev:
             copy, prop, run_ctx = _cross_device_copy(self._ctx, dst._ctx)
+        if dst.stype != "default":
+            if src_dev != dst_dev:
+                raise MXAsyncError(f"copyto: a dense array on {self._ctx} into a {dst.stype} array on {dst._ctx}: "
+                                   "copy it to that device first")
+            copy = partial(_assign_to_sparse, _xp(dst._ctx))
         _push(partial(copy, dst_data, src_data), run_ctx, [self._chunk.var], [dst._chunk.var], "_copyto",
               self.size, prop)
         return dst
