@@ -12,9 +12,10 @@ image coordinates scaled by ``spatial_scale``.
 - ``PSROIPooling`` (R-FCN) averages each integer bin of the rounded region over input
   channel ``(c * group_size + gh) * group_size + gw``, ``(gh, gw)`` the bin's group.
 
-Kernels are vectorised over all regions: ROIAlign gathers its sample points' 4 neighbours
-and scatters back with ``add.at``; PSROIPooling sums bins from a summed-area table and
-spreads gradients with a 2-D difference array.
+Kernels are vectorised over all regions: ROIAlign is one sparse matrix (every sample point's
+4 bilinear weights) times the pixels, and its transpose times the output gradient
+(``scipy.sparse``, ``cupyx.scipy.sparse`` on CuPy); PSROIPooling sums bins from a
+summed-area table and spreads gradients with a 2-D difference array.
 
 >>> import mxasync as mx
 >>> x = mx.nd.arange(16).reshape((1, 1, 4, 4))
@@ -27,6 +28,8 @@ spreads gradients with a 2-D difference array.
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 from pydantic import Field
 
@@ -34,6 +37,11 @@ from ..functional import FunctionalProperty, defop
 from ..params import OpParam
 
 __all__ = ["ROIAlignParam", "PSROIPoolingParam"]
+
+
+def _sparse(xp):
+    """The sparse-matrix module of ``xp``: scipy.sparse for numpy, cupyx.scipy.sparse for CuPy."""
+    return importlib.import_module("scipy.sparse" if xp is np else "cupyx.scipy.sparse")
 
 
 def _host(a):
@@ -133,26 +141,28 @@ def _pixels_last(xp, data, p):
     return data.reshape(n, c, h * w).transpose(0, 2, 1).reshape(-1, c)
 
 
-def _roi_align(xp, p, data, rois):
+def _sampling_matrix(xp, p, rois, data):
+    """The sparse (R * bins, N * [bins *] H * W) matrix of every sample's bilinear weights (duplicates summed)."""
     n, c, h, w = data.shape
     nbins = p.pooled_size[0] * p.pooled_size[1]
     dst, src, wts = _align_samples(p, _host(rois), n, h, w, data.dtype)
-    rows = _pixels_last(xp, data, p)
-    out = xp.zeros((rois.shape[0] * nbins, rows.shape[1]), dtype=data.dtype)
-    if dst.size:
-        xp.add.at(out, xp.asarray(dst), rows[xp.asarray(src)] * xp.asarray(wts)[:, None])
-    return out.reshape(rois.shape[0], *p.pooled_size, -1).transpose(0, 3, 1, 2)
+    cols = n * (nbins if p.position_sensitive else 1) * h * w
+    sp = _sparse(xp)
+    return sp.coo_matrix((xp.asarray(wts), (xp.asarray(dst), xp.asarray(src))),
+                         shape=(rois.shape[0] * nbins, cols)).tocsr()
+
+
+def _roi_align(xp, p, data, rois):
+    out = _sampling_matrix(xp, p, rois, data) @ _pixels_last(xp, data, p)  # (R * bins, C_out)
+    return xp.asarray(out, dtype=data.dtype).reshape(rois.shape[0], *p.pooled_size, -1).transpose(0, 3, 1, 2)
 
 
 def _roi_align_bwd(xp, p, og, ins, outs):
     data, rois = ins
     n, c, h, w = data.shape
-    dst, src, wts = _align_samples(p, _host(rois), n, h, w, data.dtype)
     g = og[0]
-    grows = g.transpose(0, 2, 3, 1).reshape(-1, g.shape[1])
-    rows = xp.zeros(_pixels_last(xp, data, p).shape, dtype=data.dtype)
-    if dst.size:
-        xp.add.at(rows, xp.asarray(src), grows[xp.asarray(dst)] * xp.asarray(wts)[:, None])
+    rows = _sampling_matrix(xp, p, rois, data).T.tocsr() @ g.transpose(0, 2, 3, 1).reshape(-1, g.shape[1])
+    rows = xp.asarray(rows, dtype=data.dtype)
     if p.position_sensitive:
         nbins = p.pooled_size[0] * p.pooled_size[1]
         grad = rows.reshape(n, nbins, h * w, -1).transpose(0, 3, 1, 2).reshape(data.shape)

@@ -1,8 +1,8 @@
 """``AdaptiveAvgPooling2D`` and ``BilinearResize2D`` (MXNet's contrib/adaptive_avg_pooling and
 contrib/bilinear_resize): both resize the two last axes of NCHW data by a separable linear map.
 
-Each is written as ``out = Mh @ x @ Mw.T`` with small interpolation matrices built from
-MXNet's float32 index arithmetic, so the backward pass is ``Mh.T @ g @ Mw``.
+Each is written as ``out = Mh @ x @ Mw.T`` (two GEMMs) with small interpolation matrices built
+from MXNet's float32 index arithmetic, so the backward pass is ``Mh.T @ g @ Mw``.
 AdaptiveAvgPooling2D averages, for output row ``o`` of ``O``, the input rows
 ``[floor(o * I / O), ceil((o + 1) * I / O))``; BilinearResize2D interpolates between the
 two nearest input pixels (``align_corners``: the corner pixels' centres map onto each
@@ -33,9 +33,14 @@ _F32 = np.float32
 
 
 def _apply(xp, x, mh, mw):
-    """``mh @ x @ mw.T`` over the two last axes of x (NCHW)."""
+    """``mh @ x @ mw.T`` over the two last axes of x (NCHW), as two plain GEMMs (BLAS / cuBLAS)."""
+    n, c, h, w = x.shape
     mh, mw = xp.asarray(mh, dtype=x.dtype), xp.asarray(mw, dtype=x.dtype)
-    return xp.matmul(xp.matmul(mh, x), mw.T)
+    oh, ow = mh.shape[0], mw.shape[0]
+    cols = xp.matmul(xp.ascontiguousarray(x).reshape(-1, w), mw.T)  # (N*C*H, OW)
+    cols = xp.ascontiguousarray(cols.reshape(n * c, h, ow).transpose(1, 0, 2)).reshape(h, -1)
+    out = xp.matmul(mh, cols)  # (OH, N*C*OW)
+    return out.reshape(oh, n * c, ow).transpose(1, 0, 2).reshape(n, c, oh, ow)
 
 
 # -- AdaptiveAvgPooling2D --------------------------------------------------------------------------
