@@ -45,11 +45,11 @@ class _Plan:
     __slots__ = ("name", "label", "out_shapes", "out_types", "fwd", "resources", "nout", "visible", "n_args",
                  "mutate_inputs", "inline", "req", "ctx", "simple", "small", "xp", "op_ctx")
 
-    def __init__(self, opdef, prop, args, ctx, is_train):
+    def __init__(self, opdef, prop, args, ctx, is_train, out_shapes=None):
         self.name = opdef.name
         self.label = prop.label
         self.ctx = ctx
-        _, self.out_shapes, _ = prop.infer_shape([x.shape for x in args])
+        self.out_shapes = out_shapes or prop.infer_shape([x.shape for x in args])[1]
         _, self.out_types, _ = prop.infer_type([x.dtype for x in args])
         if any(s is None for s in self.out_shapes):
             raise MXAsyncError(f"{prop.label}: cannot infer the output shape from inputs "
@@ -92,6 +92,12 @@ def _alloc(plan: _Plan, i: int, ctx):
 
 
 def _plan(opdef, prop, args, ctx, is_train) -> _Plan:
+    if prop.shape_from_values is not None:  # the output shape depends on the values: wait, ask, never cache
+        prop.infer_shape([x.shape for x in args])  # the shape checks still raise at the call
+        for x in args:
+            x.wait_to_read()
+        shapes = [tuple(s) for s in prop.shape_from_values(prop, [x._data for x in args])]
+        return _Plan(opdef, prop, args, ctx, is_train, shapes)
     if len(args) == 2:
         a, b = args[0]._data, args[1]._data
         key = (prop, is_train, ctx, a.shape, a.dtype, b.shape, b.dtype)

@@ -136,6 +136,12 @@ class OperatorProperty:
     #: an input means zero, a None result means "not covered here" (the kernel runs instead)
     recorded_gradient: ClassVar[Callable | None] = None
 
+    # -- shapes known only from values ---------------------------------------------------
+    #: ``fn(prop, in_data) -> output shapes`` for an op whose output shape depends on its input
+    #: values (``_contrib_boolean_mask``): an imperative call waits for its inputs and asks this
+    #: (``in_data`` the backend arrays); its ``infer_shape`` leaves those dimensions unknown (None)
+    shape_from_values: ClassVar[Callable | None] = None
+
     # -- export --------------------------------------------------------------------------
     #: ``fn(builder)`` converting one node to ONNX; the exporter passes its builder object
     #: (:class:`~mxasync.operator.onnx_protocol.OnnxBuilder`: the node's params, input/output

@@ -170,7 +170,7 @@ class FunctionalProperty(OperatorProperty):
         return FunctionalOperator(self, backend.xp, fwd, bwd)
 
 
-_FUNCTION_HOOKS = ("recorded_gradient", "onnx_export")
+_FUNCTION_HOOKS = ("recorded_gradient", "onnx_export", "shape_from_values")
 
 
 def _shape_key(fn):

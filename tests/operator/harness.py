@@ -37,6 +37,8 @@ def prepare(op: str, params: dict):
 
 def alloc_outputs(prop, inputs, aux, ctx=CPU, fill=None):
     _, out_shapes, aux_shapes = prop.infer_shape([x.shape for x in inputs])
+    if prop.shape_from_values is not None:  # the output shape depends on the input values
+        out_shapes = prop.shape_from_values(prop, inputs)
     _, out_types, _ = prop.infer_type([x.dtype for x in inputs])
     outs = []
     for s, t in zip(out_shapes, out_types, strict=False):

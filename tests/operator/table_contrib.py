@@ -107,3 +107,40 @@ CASES += [
     Case("_contrib_interleaved_matmul_encdec_valatt", [((5, 2, 8), (4, 3, 5))], params=dict(heads=_H),
          ref=lambda kv, att, heads: _av(att, _heads(kv, heads, 2)[:, :, :, 1])),
 ]
+
+
+# -- boolean_mask, count_sketch, fft/ifft (contrib/boolean_mask.py, count_sketch.py, fft.py) ---------------------
+def _mask01(rng, shape, dtype):
+    m = rng.integers(0, 2, size=shape)
+    m[0] = 1  # at least one row kept
+    return m.astype(dtype)
+
+
+def _count_sketch(x, h, s, out_dim, processing_batch_size=32):
+    out = np.zeros(x.shape[:-1] + (out_dim,), x.dtype)
+    for i in range(x.shape[-1]):
+        out[..., int(h[0, i])] += s[0, i] * x[..., i]
+    return out
+
+
+def _signs(rng, shape, dtype):
+    return rng.choice([-1.0, 1.0], size=shape).astype(dtype)
+
+
+def _interleaved(z):
+    out = np.empty(z.shape[:-1] + (2 * z.shape[-1],))
+    out[..., 0::2], out[..., 1::2] = z.real, z.imag
+    return out
+
+
+CASES += [
+    Case("_contrib_boolean_mask", [((5, 3), (5,)), ((4, 2, 2), (4,))], ref=lambda d, i, axis=0: d[i != 0],
+         gens=[uniform(), _mask01], wrt=(0,)),
+    Case("_contrib_count_sketch", [((3, 5), (1, 5), (1, 5)), ((2, 2, 3, 4), (1, 4), (1, 4))], ref=_count_sketch,
+         params=dict(out_dim=3), gens=[uniform(), integers(0, 3), _signs], wrt=(0,)),
+    Case("_contrib_fft", [((3, 4),), ((2, 1, 2, 5),)], wrt=(0,),
+         ref=lambda x, compute_size=128: _interleaved(np.fft.fft(x, axis=-1)).astype(x.dtype)),
+    Case("_contrib_ifft", [((3, 8),), ((2, 2, 1, 6),)], wrt=(0,), params=dict(compute_size=2),
+         ref=lambda x, compute_size: (np.fft.ifft(x[..., 0::2] + 1j * x[..., 1::2], axis=-1)
+                                      * (x.shape[-1] // 2)).real.astype(x.dtype)),
+]

@@ -29,6 +29,25 @@ def chol(rng, shape, dtype):
     return np.linalg.cholesky(spd(rng, shape, "float64")).astype(dtype)
 
 
+def chol_upper(rng, shape, dtype):
+    return np.ascontiguousarray(np.swapaxes(chol(rng, shape, "float64"), -1, -2), dtype=dtype)
+
+
+def symmetric(rng, shape, dtype):
+    x = rng.uniform(-1, 1, size=shape)
+    return (x + np.swapaxes(x, -1, -2)).astype(dtype)
+
+
+def _syevd(a):
+    """Eigenvectors as rows, each flipped so its first largest-magnitude entry is positive; eigenvalues ascending."""
+    w, v = np.linalg.eigh(a)
+    u = v.T.copy()
+    for row in u:
+        if row[np.argmax(np.abs(row))] < 0:
+            row *= -1
+    return u, w
+
+
 def indices(dims, distinct=False, lo_neg=False):
     """Index arrays (M, *Y) into axes of sizes ``dims``; ``distinct`` positions for scatter gradients."""
 
@@ -174,6 +193,11 @@ CASES = [
          name="linalg_gemm2-axis0-tb"),
     Case("_linalg_potrf", [((3, 3),), ((2, 4, 4),)], ref=_batched(np.linalg.cholesky), gens=spd),
     Case("_linalg_potri", [((3, 3),), ((2, 2, 2),)], ref=_batched(lambda a: np.linalg.inv(a @ a.T)), gens=chol),
+    Case("_linalg_potrf", [((3, 3),), ((2, 4, 4),)], ref=_batched(lambda a, lower: np.linalg.cholesky(a).T), gens=spd,
+         params=dict(lower=False), name="potrf-upper"),
+    Case("_linalg_potri", [((3, 3),), ((2, 2, 2),)], ref=_batched(lambda u, lower: np.linalg.inv(u.T @ u)), gens=chol_upper,
+         params=dict(lower=False), name="potri-upper"),
+    Case("_linalg_syevd", [((3, 3),), ((2, 4, 4),)], ref=_batched(_syevd), gens=symmetric),
     *[Case("_linalg_trmm", [((3, 3), (3, 2)) if not r else ((3, 3), (2, 3)), ((2, 2, 2), (2, 2, 2))], ref=_trmm,
            params=dict(transpose=t, rightside=r, lower=lo, alpha=1.5), name=f"trmm-t{t:d}-r{r:d}-l{lo:d}")
       for t, r, lo in ((0, 0, 1), (1, 0, 1), (0, 1, 0), (1, 1, 0))],

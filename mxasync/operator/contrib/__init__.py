@@ -3,10 +3,13 @@
 from . import (  # noqa: F401  (importing registers the ops)
     all_finite,
     arrays,
+    boolean_mask,
     bounding_box,
     control_flow,
+    count_sketch,
     deformable_conv,
     elemwise_extra,
+    fft,
     krprod,
     multi_lars,
     multi_sum_sq,

@@ -5,6 +5,8 @@ columns are the last one) and loops over the others through numpy's stacked
 ``linalg`` routines.  Gradients are written from the matrix calculus.  Triangular
 inputs (trmm, trsm, potri) read only their triangle, so their gradients are masked to it;
 potrf reads the symmetric part ``(A + A^T) / 2``, so its gradient is symmetric (as MXNet's).
+potrf and potri take ``lower`` as MXNet 1.9.1 does: ``lower=False`` gives (potrf) or reads (potri)
+the upper factor ``U = L^T`` (``A = U^T U``).
 
 >>> from mxasync.operator import get_op
 >>> get_op("_linalg_gemm2").prepare(transpose_b=True).infer_shape([(5, 2, 3), (5, 4, 3)])[1]
@@ -21,7 +23,7 @@ from ...base import MXAsyncError
 from ..functional import defop
 from ..params import OpParam
 
-__all__ = ["GemmParam", "Gemm2Param", "TriParam", "SyrkParam"]
+__all__ = ["GemmParam", "Gemm2Param", "TriParam", "SyrkParam", "CholeskyParam"]
 
 
 class Gemm2Param(OpParam):
@@ -41,6 +43,10 @@ class TriParam(OpParam):
     rightside: bool = False
     lower: bool = True
     alpha: float = 1.0
+
+
+class CholeskyParam(OpParam):
+    lower: bool = True
 
 
 class SyrkParam(OpParam):
@@ -189,11 +195,12 @@ def _sym(x):
 
 
 def _potrf(xp, p, a):
-    return _safe("_linalg_potrf", xp.linalg.cholesky, _sym(a))
+    lo = _safe("_linalg_potrf", xp.linalg.cholesky, _sym(a))
+    return lo if p.lower else _T(lo).copy()
 
 
 def _potrf_bwd(xp, p, og, ins, outs):
-    lo, g = outs[0], og[0]
+    lo, g = (outs[0], og[0]) if p.lower else (_T(outs[0]), _T(og[0]))
     m = xp.tril(xp.matmul(_T(lo), g))
     m = m - 0.5 * xp.tril(xp.triu(m))  # halve the diagonal
     li = xp.linalg.inv(lo)
@@ -202,14 +209,15 @@ def _potrf_bwd(xp, p, og, ins, outs):
 
 
 def _potri(xp, p, a):
-    li = _safe("_linalg_potri", xp.linalg.inv, xp.tril(a))
+    li = _safe("_linalg_potri", xp.linalg.inv, xp.tril(a if p.lower else _T(a)))
     return xp.matmul(_T(li), li)
 
 
 def _potri_bwd(xp, p, og, ins, outs):
-    li = xp.linalg.inv(xp.tril(ins[0]))
+    li = xp.linalg.inv(xp.tril(ins[0] if p.lower else _T(ins[0])))
     g = og[0]
-    return [xp.tril(-xp.matmul(outs[0], xp.matmul(g + _T(g), _T(li))))]
+    d = xp.tril(-xp.matmul(outs[0], xp.matmul(g + _T(g), _T(li))))
+    return [d if p.lower else _T(d).copy()]
 
 
 def _inverse(xp, p, a):
@@ -258,13 +266,14 @@ def _tri_mask(xp, p, a):
     return xp.tril(a) if p.lower else xp.triu(a)
 
 
-defop("_linalg_potrf", arguments=("A",), aliases=("linalg_potrf",), deps="og,out", shape=_shapes(_square_same),
-      fwd=_potrf, bwd=_potrf_bwd,
-      doc="Cholesky factor L (lower triangular, ``A = L L^T``) of symmetric positive-definite matrices.")
-defop("_linalg_potri", arguments=("A",), aliases=("linalg_potri",), deps="og,in,out", shape=_shapes(_square_same),
-      fwd=_potri, bwd=_potri_bwd,
-      doc="``(L L^T)^-1`` from the Cholesky factor L (the lower triangle of ``A``): the inverse of the matrix "
-          "potrf factored.")
+defop("_linalg_potrf", param=CholeskyParam, arguments=("A",), aliases=("linalg_potrf",), deps="og,out",
+      shape=_shapes(_square_same), fwd=_potrf, bwd=_potrf_bwd,
+      doc="Cholesky factor L (lower triangular, ``A = L L^T``) of symmetric positive-definite matrices; with "
+          "``lower=False`` the upper factor ``U = L^T``.")
+defop("_linalg_potri", param=CholeskyParam, arguments=("A",), aliases=("linalg_potri",), deps="og,in,out",
+      shape=_shapes(_square_same), fwd=_potri, bwd=_potri_bwd,
+      doc="``(L L^T)^-1`` from the Cholesky factor L (the lower triangle of ``A``; with ``lower=False`` the upper "
+          "factor U, ``(U^T U)^-1``): the inverse of the matrix potrf factored.")
 defop("_linalg_inverse", arguments=("A",), aliases=("linalg_inverse",), deps="og,out", shape=_shapes(_square_same),
       fwd=_inverse, bwd=lambda xp, p, og, ins, outs: [-xp.matmul(_T(outs[0]), xp.matmul(og[0], _T(outs[0])))],
       doc="The inverse of square matrices.")

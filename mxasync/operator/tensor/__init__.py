@@ -14,6 +14,7 @@ from . import (  # noqa: F401  (importing registers the ops)
     init,
     join_split,
     layout,
+    legacy_internal,
     ordering,
     pick_diag,
     ravel,

@@ -114,7 +114,7 @@ UNARY_OPS = {
     "relu": (lambda xp, x: xp.maximum(x, 0), lambda xp, x, y, g: g * (y > 0), "out", None, ()),
     "softsign": (lambda xp, x: x / (1 + xp.abs(x)), lambda xp, x, y, g: g / xp.square(1 + xp.abs(x)), "in", None, ()),
     "negative": (lambda xp, x: xp.negative(x), lambda xp, x, y, g: -g, "", "negative", ()),
-    "_copy": (lambda xp, x: x.copy(), lambda xp, x, y, g: g, "", None, ("identity",)),
+    "_copy": (lambda xp, x: x.copy(), lambda xp, x, y, g: g, "", None, ("identity", "_copyto")),
     "zeros_like": (lambda xp, x: xp.zeros_like(x), _zero, "", None, ()),
     "ones_like": (lambda xp, x: xp.ones_like(x), _zero, "", None, ()),
     "logical_not": (lambda xp, x: (x == 0).astype(x.dtype), _zero, "", None, ()),
