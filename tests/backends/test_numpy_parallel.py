@@ -1,4 +1,5 @@
-"""The numpy backend's intra-op splitting: every chunk runs once, errors surface, nesting stays inline."""
+"""The numpy backend's intra-op splitting: every chunk runs once, errors surface, nesting stays inline, and
+the cut never depends on the load or the thread (issue 25, 5a)."""
 
 from __future__ import annotations
 
@@ -57,13 +58,15 @@ def test_nested_split_runs_inline_in_helpers(two_threads):
     inner = []
 
     def fn(lo, hi):
-        if threading.current_thread().name.startswith("mxasync-kernel"):
-            assert parallel.nthreads() == 1 and not parallel.worth_splitting(10**9)
-        parallel.split(lambda a, b: inner.append(b - a), 4)
+        me = threading.current_thread().name
+        # same cut as anywhere (the bits must not depend on the thread), every chunk in this thread
+        parallel.split(lambda a, b: inner.append((b - a, threading.current_thread().name == me)), 4)
 
     for _ in range(20):
         parallel.split(fn, 4)
-    assert sum(inner) == 20 * 4 * 4
+    assert sum(n for n, _ in inner) == 20 * 4 * 4
+    assert all(here for _, here in inner)
+    assert sorted({n for n, _ in inner}) == [1]  # 4 chunks of 1 at 2 threads, nested or not
 
 
 def test_one_thread_never_starts_helpers(monkeypatch):
@@ -83,10 +86,12 @@ def test_thread_count_from_env(monkeypatch):
     assert parallel._configured() == parallel._cores()
 
 
-def test_no_split_without_an_idle_core(monkeypatch):
+def test_the_load_decides_who_runs_the_chunks_never_the_cut(monkeypatch):
     monkeypatch.setattr(parallel, "_NTHREADS", 2)
     monkeypatch.setattr(parallel, "idle_cores", lambda: 0)
-    assert not parallel.worth_splitting(10**9)
+    assert parallel.worth_splitting(10**9)  # cut as on an idle machine...
+    assert parallel._helpers_wanted(4) == 0  # ...but no helper is woken: the caller runs every chunk
     monkeypatch.setattr(parallel, "idle_cores", lambda: 1)
     assert parallel.worth_splitting(10**9)
+    assert parallel._helpers_wanted(4) == 1
     assert parallel.idle_cores() >= 0

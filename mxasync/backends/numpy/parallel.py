@@ -5,10 +5,20 @@ by batch or channel into chunks runs them on several cores at once. The threads 
 this backend's own (never the engine's workers: an op must not wait on the engine), and
 ``split`` never waits for a busy helper: the calling thread runs chunk 0 and then takes
 every chunk no helper has picked up yet, so on a loaded machine it degrades to running
-the kernel itself; and kernels split only while a core is idle (``/proc/loadavg``). Nothing process-wide changes (no BLAS threads, no switch interval).
+the kernel itself. Nothing process-wide changes (no BLAS threads, no switch interval).
+
+*Where* a kernel is cut is a function of its size and the configured thread count only,
+never of the machine's load or of the thread it runs in: a chunk's result may differ in
+its last bits from the same values computed whole (numpy sums a one-channel slice of a
+BatchNorm input in another order than the whole), so a cut that followed the load made
+identical passes differ (issue 25, 5a: MobileNet's gradients by up to 3% of their largest
+value, after BatchNorm's cancellations). The load decides only *who* runs the chunks:
+helper threads while a core is idle (``/proc/loadavg``), else the calling thread, chunk
+after chunk.
 
 ``MXASYNC_KERNEL_THREADS`` sets the threads one kernel may use (default: the cores this
-process may run on; 1 turns splitting off).
+process may run on; 1 turns splitting off); the cut follows it, so results are repeatable
+for one setting of it.
 
 >>> import numpy as np
 >>> from mxasync.backends.numpy import parallel
@@ -56,9 +66,10 @@ def _configured() -> int:
 _NTHREADS = _configured()
 
 
-#: Split only when a core is idle: on busy cores a helper thread waits for a time slice while
-#: it holds a chunk, and every extra thread makes the GIL holder likelier to be preempted (LeNet's
-#: step measured +30% CPU time split on 2 cores at load 5). Tests turn it off to force splits.
+#: Hand chunks to helper threads only when a core is idle: on busy cores a helper waits for a time
+#: slice while it holds a chunk, and every extra thread makes the GIL holder likelier to be preempted
+#: (LeNet's step measured +30% CPU time split on 2 cores at load 5). It never changes the cut, only
+#: who runs the chunks. Tests turn it off to force helpers.
 CHECK_LOAD = True
 
 
@@ -68,14 +79,22 @@ def idle_cores() -> int:
 
 
 def nthreads() -> int:
-    """Threads one kernel may use (the caller counts as one); 1 inside a helper thread."""
-    return 1 if getattr(_local, "helper", False) else _NTHREADS
+    """Threads one kernel may use (the caller counts as one): the configured count, which sets the cut."""
+    return _NTHREADS
 
 
 def worth_splitting(elements: int) -> bool:
-    """Whether a kernel touching ``elements`` values is big enough to split here, and a core is idle."""
-    return (_NTHREADS > 1 and elements >= MIN_ELEMENTS and not getattr(_local, "helper", False)
-            and (not CHECK_LOAD or idle_cores() > 0))
+    """Whether a kernel touching ``elements`` values is cut into chunks: by its size and the configured
+    thread count only (never the load, never the calling thread), so that its bits never depend on timing."""
+    return _NTHREADS > 1 and elements >= MIN_ELEMENTS
+
+
+def _helpers_wanted(chunks: int) -> int:
+    """Helper threads to hand a job of ``chunks`` chunks to now: none inside a helper (nested) or
+    while no core is idle; the caller then runs every chunk itself."""
+    if getattr(_local, "helper", False) or (CHECK_LOAD and idle_cores() <= 0):
+        return 0
+    return min(chunks, _NTHREADS) - 1
 
 
 class _Job:
@@ -168,13 +187,15 @@ def split(fn: Callable[[int, int], object], n: int, min_size: int = 1, parts: in
     """Run ``fn(lo, hi)`` over ``range(n)`` cut into up to ``parts`` ranges (default: two per thread) of at
     least ``min_size``.
 
-    Chunk 0 runs in the calling thread, which then runs any chunk no helper took; it
-    returns when every chunk is done and re-raises the first error of any. ``fn`` must
-    write disjoint outputs per range (it runs concurrently with itself).
+    The ranges depend on ``n``, ``min_size``, ``parts`` and the configured thread count only.
+    Chunk 0 runs in the calling thread, which then runs any chunk no helper took (all of them
+    when no core is idle, or inside a helper); it returns when every chunk is done and
+    re-raises the first error of any. ``fn`` must write disjoint outputs per range (it runs
+    concurrently with itself).
     """
     # two chunks per thread: when a helper is slow to start (a loaded machine), the caller takes more
-    k = 2 * nthreads() if parts is None else min(parts, 2 * nthreads())
-    if nthreads() <= 1:
+    k = 2 * _NTHREADS if parts is None else min(parts, 2 * _NTHREADS)
+    if _NTHREADS <= 1:
         k = 1
     k = max(1, min(k, n // max(1, min_size)))
     if k <= 1:
@@ -182,9 +203,11 @@ def split(fn: Callable[[int, int], object], n: int, min_size: int = 1, parts: in
             fn(0, n)
         return
     job = _Job(fn, _bounds(n, k))
-    put = _pool().queue.put
-    for _ in range(min(k, nthreads()) - 1):
-        put(job)
+    helpers = _helpers_wanted(k)
+    if helpers:
+        put = _pool().queue.put
+        for _ in range(helpers):
+            put(job)
     job.work()  # chunk 0 and whatever is left unclaimed
     job.done.wait()
     if job.error is not None:
