@@ -66,7 +66,7 @@ class VarHandle:
 
     __slots__ = (
         "name", "version", "_engine", "_readers", "_writing", "_queue", "_err",
-        "_event", "_read_events", "_deleted", "__weakref__",
+        "_event", "_read_events", "_deleted", "_bulked", "__weakref__",
     )
 
     def __init__(self, engine, name: str | None = None):
@@ -82,6 +82,7 @@ class VarHandle:
         self._event = None  # device event of the last write (GPU ops)
         self._read_events: tuple = ()  # device events of reads since that write
         self._deleted = False
+        self._bulked = 0  # open bulk segments holding an op on this var, not yet pushed (bulk.py)
 
     def _new_queue(self) -> deque:
         """A fresh queue in place of an empty one (callers: ``(v._queue or v._new_queue()).append(...)``)."""
@@ -96,8 +97,14 @@ class VarHandle:
 
     @property
     def pending(self) -> bool:
-        """True while some pushed op that uses this var has not finished."""
-        return self._writing or self._readers > 0 or bool(self._queue)
+        """True while some pushed op that uses this var has not finished.
+
+        An op collected in an open ``engine.bulk`` segment counts: it was pushed, though the
+        engine sees it only when the segment is flushed.  Safe without the engine's lock: the
+        queue is read first, and the engine grants an op before it takes it off the queue, so
+        a reader racing a grant sees one or the other.
+        """
+        return bool(self._queue) or self._writing or self._readers > 0 or self._bulked > 0
 
     def last_op_is_sole_reader(self) -> bool:
         """True when the op pushed last on this var reads it and no other read of it is pending

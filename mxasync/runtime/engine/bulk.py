@@ -5,6 +5,11 @@ and pushed as one op that runs them in order.  The group is flushed when it
 holds ``n`` pushes, when a push names another context, at any wait, and at the
 end of the block.  Within a group, order is the push order, which already
 satisfies every dependency among its members.
+
+A collected op is pushed as far as its arrays are concerned: each var of an open
+segment counts it in ``VarHandle._bulked`` until the segment is flushed, so a dead
+array whose block a collected op still reads or writes is not handed to a new array
+before that op ran (``VarHandle.pending``).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ class BulkSegment:
         self.names: list = []
         self.reads: dict = {}  # insertion-ordered sets
         self.writes: dict = {}
+        self.held: dict = {}  # every var of the segment once: its ``_bulked`` count holds it pending
 
     def add(self, fn, ctx, const_vars, mutate_vars, name) -> None:
         if self.fns and ctx != self.ctx:
@@ -30,21 +36,28 @@ class BulkSegment:
         self.ctx = ctx
         self.fns.append(fn)
         self.names.append(name)
+        held = self.held
         for v in const_vars:
             self.reads[v] = None
+            if v not in held:
+                held[v] = None
+                v._bulked += 1
         for v in mutate_vars:
             self.writes[v] = None
+            if v not in held:
+                held[v] = None
+                v._bulked += 1
         if len(self.fns) >= self.size:
             self.flush()
 
     def flush(self) -> None:
         if not self.fns:
             return
-        fns, names = self.fns, self.names
+        fns, names, held = self.fns, self.names, self.held
         writes = list(self.writes)
         reads = [v for v in self.reads if v not in self.writes]
         ctx = self.ctx
-        self.fns, self.names, self.reads, self.writes, self.ctx = [], [], {}, {}, None
+        self.fns, self.names, self.reads, self.writes, self.held, self.ctx = [], [], {}, {}, {}, None
 
         def run_segment(rctx):
             for fn, name in zip(fns, names, strict=True):
@@ -64,6 +77,8 @@ class BulkSegment:
             self.engine.push_sync(run_segment, ctx, reads, writes, name=label)
         finally:
             tls.bulk = saved
+            for v in held:  # the engine holds them now (or the push failed)
+                v._bulked -= 1
 
 
 class BulkScope:

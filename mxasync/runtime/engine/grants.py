@@ -134,22 +134,27 @@ class Grants:
 
     @staticmethod
     def _drain(v: VarHandle, ready: list) -> None:
-        """Grant the head of ``v``'s queue: one writer, or every reader up to the next writer."""
+        """Grant the head of ``v``'s queue: one writer, or every reader up to the next writer.
+
+        The grant is recorded before the op leaves the queue: ``VarHandle.pending``, read
+        without the lock (a dead array's release), must never see the op in neither place,
+        or the array's memory would go back to the pool under the op about to run.
+        """
         q = v._queue
         while q:
             op, is_write = q[0]
             if is_write:
                 if not v._readers and not v._writing:
-                    q.popleft()
                     v._writing = True
+                    q.popleft()
                     op.wait -= 1
                     if not op.wait:
                         ready.append(op)
                 return
             if v._writing:
                 return
-            q.popleft()
             v._readers += 1
+            q.popleft()
             op.wait -= 1
             if not op.wait:
                 ready.append(op)
