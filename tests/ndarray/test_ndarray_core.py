@@ -160,10 +160,14 @@ def test_iteration_and_len():
     assert [r.asnumpy().tolist() for r in a] == [[1, 2], [3, 4], [5, 6]]
 
 
-def _slow_op(reads=(), writes=(), fn=None, delay=0.05):
-    """An engine op that sleeps, then runs ``fn`` (reads and writes are NDArrays)."""
+def _slow_op(reads=(), writes=(), fn=None, delay=0.05, gate=None):
+    """An engine op that sleeps (or, given ``gate``, a ``threading.Event``, waits until it is set: still
+    pending however slow the machine), then runs ``fn`` (reads and writes are NDArrays)."""
     def run(rctx):
-        time.sleep(delay)
+        if gate is not None:
+            gate.wait(60)
+        else:
+            time.sleep(delay)
         if fn is not None:
             fn()
 
@@ -218,8 +222,10 @@ def test_a_dead_array_collected_inside_the_engine_lock_does_not_deadlock(monkeyp
     monkeypatch.setattr(Storage.get(ctx), "park_depth", 0)  # the release must push a delete
     eng = mx.engine.get()
     x = mx.nd.ones((512, 512), ctx=ctx)
-    _slow_op(writes=[x], delay=0.1)
-    y = x * 2  # pending behind the slow op, so its release needs the engine
+    gate = threading.Event()
+    _slow_op(writes=[x], gate=gate)
+    y = x * 2  # pending behind the held op, so its release needs the engine
+    assert y._chunk.var.pending
     gc.disable()  # the cycle must be collected below, inside the lock, not by an automatic pass
     try:
         cycle = [y]
@@ -236,6 +242,7 @@ def test_a_dead_array_collected_inside_the_engine_lock_does_not_deadlock(monkeyp
         assert done.wait(10), "a finalizer deadlocked on the engine's lock"
     finally:
         gc.enable()
+        gate.set()
     mx.nd.waitall()  # a safe point: the deferred release ran
     assert not eng._deferred
     assert Storage.get(ctx).stats()["in_use"] <= 1 << 20  # only x is still in use
@@ -263,16 +270,20 @@ def test_many_dead_arrays_released_at_once_do_not_recurse(monkeypatch):
     st = Storage.get(ctx)
     monkeypatch.setattr(st, "park_depth", 0)  # every release of a pending array pushes a delete
     x = mx.nd.ones((300, 300), ctx=ctx)
-    _slow_op(writes=[x], delay=0.3)
-    ys = [x + 1 for _ in range(300)]  # pooled, all pending behind the slow op
-    assert ys[-1]._chunk.var.pending
-    del ys
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(200)  # far below one frame per dead array
+    gate = threading.Event()
+    _slow_op(writes=[x], gate=gate)
     try:
-        z = x * 3  # a pooled allocation drains the 300 deferred releases
+        ys = [x + 1 for _ in range(300)]  # pooled, all pending behind the held op
+        assert ys[-1]._chunk.var.pending
+        del ys
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(200)  # far below one frame per dead array
+        try:
+            z = x * 3  # a pooled allocation drains the 300 deferred releases
+        finally:
+            sys.setrecursionlimit(limit)
     finally:
-        sys.setrecursionlimit(limit)
+        gate.set()
     mx.nd.waitall()
     assert not mx.engine.get()._deferred
     assert st.stats()["in_use"] <= 2 * 300 * 300 * 4  # only x and z: every dead block came back
