@@ -243,5 +243,29 @@ def _roi_pooling(F, data, rois, pooled_size, spatial_scale):
 
 
 @_export
+def _multibox_prior(F, data, sizes=(1.0,), ratios=(1.0,), clip=False, steps=(-1.0, -1.0), offsets=(0.5, 0.5)):
+    return F.op("_contrib_MultiBoxPrior", [data], sizes=tuple(sizes), ratios=tuple(ratios), clip=clip,
+                steps=tuple(steps), offsets=tuple(offsets))
+
+
+@_export
+def _multibox_target(F, anchor, label, cls_pred, overlap_threshold=0.5, ignore_label=-1.0,
+                     negative_mining_ratio=-1.0, negative_mining_thresh=0.5, minimum_negative_samples=0,
+                     variances=(0.1, 0.1, 0.2, 0.2)):
+    return F.op("_contrib_MultiBoxTarget", [anchor, label, cls_pred], overlap_threshold=overlap_threshold,
+                ignore_label=ignore_label, negative_mining_ratio=negative_mining_ratio,
+                negative_mining_thresh=negative_mining_thresh, minimum_negative_samples=minimum_negative_samples,
+                variances=tuple(variances))
+
+
+@_export
+def _multibox_detection(F, cls_prob, loc_pred, anchor, clip=True, threshold=0.01, background_id=0,
+                        nms_threshold=0.5, force_suppress=False, variances=(0.1, 0.1, 0.2, 0.2), nms_topk=-1):
+    return F.op("_contrib_MultiBoxDetection", [cls_prob, loc_pred, anchor], clip=clip, threshold=threshold,
+                background_id=background_id, nms_threshold=nms_threshold, force_suppress=force_suppress,
+                variances=tuple(variances), nms_topk=nms_topk)
+
+
+@_export
 def _constraint_check(F, input, msg="Constraint violated."):  # noqa: A002 - MXNet's name
     return F.op("_npx_constraint_check", [input], msg=msg)

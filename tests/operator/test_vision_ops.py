@@ -77,3 +77,14 @@ def test_symbol_names_and_like_input():
     assert sym.infer_shape(data=(1, 2, 3, 4), like=(1, 1, 6, 8))[1] == [(1, 2, 6, 8)]
     prop = mx.sym.contrib.Proposal(mx.sym.Variable("c"), mx.sym.Variable("b"), mx.sym.Variable("i"), output_score=True)
     assert [name.rsplit("_", 1)[1] for name in prop.list_outputs()] == ["output", "score"]
+
+
+def test_npx_multibox_functions_run_the_contrib_ops():
+    from mxasync import npx
+
+    arrays = CASES["detection"]
+    got = npx.multibox_detection(*[mx.np.array(arrays[f"in{i}"]) for i in range(3)])
+    np.testing.assert_allclose(got.asnumpy(), arrays["out0"], rtol=1e-5, atol=1e-5)
+    anchors = npx.multibox_prior(mx.np.zeros((1, 2, 3, 5)), sizes=(0.6, 0.3), ratios=(1, 2, 0.5))
+    want = mx.nd.contrib.MultiBoxPrior(mx.nd.zeros((1, 2, 3, 5)), sizes=(0.6, 0.3), ratios=(1, 2, 0.5))
+    np.testing.assert_array_equal(anchors.asnumpy(), want.asnumpy())

@@ -237,7 +237,7 @@ def _multibox_prior(xp, p, data):
 
 
 defop("_contrib_MultiBoxPrior", param=MultiBoxPriorParam, base=_MultiBoxPriorProperty, fwd=_multibox_prior,
-      zero_gradient=True, bwd=_zero_grad, deps="in",
+      zero_gradient=True, bwd=_zero_grad, deps="in", aliases=("_npx_multibox_prior",),
       doc="SSD's anchor boxes for every pixel of a feature map: (1, height * width * anchors, 4), corner format.")
 
 

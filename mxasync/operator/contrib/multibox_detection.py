@@ -120,5 +120,6 @@ def _zero_grad(xp, p, og, ins, outs):
 
 defop("_contrib_MultiBoxDetection", param=MultiBoxDetectionParam, base=_DetectionProperty, fwd=_multibox_detection,
       bwd=_zero_grad, deps="", zero_gradient=True, arguments=("cls_prob", "loc_pred", "anchor"),
+      aliases=("_npx_multibox_detection",),
       doc="SSD's detections: per anchor [class_id, score, xmin, ymin, xmax, ymax], sorted and suppressed per "
           "class (id -1: dropped).")

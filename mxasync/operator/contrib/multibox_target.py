@@ -133,5 +133,5 @@ def _zero_grad(xp, p, og, ins, outs):
 
 defop("_contrib_MultiBoxTarget", param=MultiBoxTargetParam, base=_MultiBoxTargetProperty, fwd=_multibox_target,
       bwd=_zero_grad, deps="in", zero_gradient=True, arguments=("anchor", "label", "cls_pred"),
-      outputs=("loc_target", "loc_mask", "cls_target"),
+      outputs=("loc_target", "loc_mask", "cls_target"), aliases=("_npx_multibox_target",),
       doc="SSD's training targets: location offsets, their mask and class targets for every anchor.")
