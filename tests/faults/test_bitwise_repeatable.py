@@ -130,3 +130,28 @@ def test_private_blas_bits_do_not_follow_its_thread_count(monkeypatch):
             assert blas._threads_for_call() == 9 - busy
             results.append(blas.matmul(a, b).tobytes())
         assert len(set(results)) == 1, f"{sa} @ {sb}: bits change with the thread count"
+
+
+@pytest.mark.parametrize("geometry", [(4, 16, 20, 16, 3, 1, 16), (4, 16, 20, 16, 3, 2, 16), (4, 8, 16, 16, 3, 2, 4),
+                                      (4, 16, 12, 32, 1, 1, 1), (4, 3, 32, 16, 3, 2, 1)],
+                         ids=["depthwise", "depthwise_s2", "grouped", "pointwise", "first_layer"])
+def test_convolution_bits_do_not_depend_on_the_column_budget(monkeypatch, geometry):
+    """A training forward keeps its im2col columns only while ``MXASYNC_CONV_KEEP_MB`` has room, which
+    depends on what other layers hold at that moment: the forward and weight gradient computed from
+    kept columns must give the bits of those computed chunk by chunk."""
+    from mxasync.operator.kernels.conv import convolution, convolution_backward
+    from mxasync.operator.kernels.conv._colstore import COLUMNS
+
+    n, c, s, f, k, st, g = geometry
+    rng = np.random.RandomState(2)
+    x, w = rng.randn(n, c, s, s).astype(np.float32), rng.randn(f, c // g, k, k).astype(np.float32)
+    conv = dict(kernel=(k, k), stride=(st, st), pad=((k - 1) // 2,) * 2, num_filter=f, num_group=g, no_bias=True)
+    results = []
+    for budget in (0, 1 << 30):
+        COLUMNS.clear()
+        monkeypatch.setattr(COLUMNS, "budget", budget)
+        y = convolution(np, x, w, None, keep=True, **conv)
+        dy = np.random.RandomState(3).randn(*y.shape).astype(np.float32)
+        results.append([y, *convolution_backward(np, dy, x, w, **conv)[:2]])
+    COLUMNS.clear()
+    _assert_same_bits(*results)
