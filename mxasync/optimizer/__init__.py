@@ -1,6 +1,6 @@
 """``mx.optimizer`` (also ``mx.opt``): optimizers, their registry and the Updater."""
 
-from . import adadelta, adagrad, adam, adamax, dcasgd, ftml, ftrl, lamb, nag, rmsprop, sgd, sgld, signum
+from . import adadelta, adagrad, adam, adamax, contrib, dcasgd, ftml, ftrl, lamb, nag, rmsprop, sgd, sgld, signum
 from .adadelta import AdaDelta
 from .adagrad import AdaGrad
 from .adam import Adam

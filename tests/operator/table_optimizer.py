@@ -61,6 +61,12 @@ def _mp_lamb2(w, g, r1, r2, w32, **kw):
     return _lamb2(w32, g, r1, r2, **kw)
 
 
+def _group_adagrad(w, g, h, lr, rescale_grad=1.0, clip_gradient=-1.0, epsilon=1e-5):
+    g = _clip(g * rescale_grad, clip_gradient).reshape(len(w), -1)
+    h2 = h + (g * g).mean(axis=1, keepdims=True)  # one value per row (MXNet's row_length = prod(shape[1:]))
+    return w - (lr * g / np.sqrt(h2 + epsilon)).reshape(w.shape)
+
+
 def _mp_sgd(w, g, w32, lr, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0):
     return w32 - lr * (_clip(g * rescale_grad, clip_gradient) + wd * w32)
 
@@ -92,6 +98,9 @@ CASES = [
          gens=[uniform(), uniform(), uniform(), uniform(0, 1), uniform()], dtypes=("float32",)),
     Case("mp_lamb_update_phase2", [(S, S, (1,), (1,), S)], ref=_mp_lamb2, params=dict(lr=0.1), grad=False,
          gens=[*_norms, uniform()], dtypes=("float32",)),
+    Case("_contrib_group_adagrad_update", [(S, S, (3, 1)), ((5, 2, 3), (5, 2, 3), (5, 1))], ref=_group_adagrad,
+         params=dict(lr=0.1, rescale_grad=0.5, clip_gradient=0.4), grad=False,
+         gens=[uniform(), uniform(), uniform(0, 1)]),
     Case("mp_sgd_update", [(S, S, S)], ref=_mp_sgd, params=dict(lr=0.1, wd=0.01, clip_gradient=0.4), grad=False,
          dtypes=("float32",)),
     Case("mp_sgd_mom_update", [(S,) * 4], ref=_mp_sgd_mom, params=dict(lr=0.1, momentum=0.9, wd=0.01), grad=False,

@@ -3,6 +3,7 @@
 from . import (  # noqa: F401
     adamw,
     follow_the_leader,
+    group_adagrad,
     lamb,
     mixed_precision,
     multi_lamb,
