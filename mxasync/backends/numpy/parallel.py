@@ -17,8 +17,8 @@ helper threads while a core is idle (``/proc/loadavg``), else the calling thread
 after chunk.
 
 ``MXASYNC_KERNEL_THREADS`` sets the threads one kernel may use (default: the cores this
-process may run on; 1 turns splitting off); the cut follows it, so results are repeatable
-for one setting of it.
+process may run on; 1 turns splitting off). The cut follows it; the kernels that split give
+the bits of one whole call however they are cut (``tests/operator/kernels/test_kernel_split.py``).
 
 >>> import numpy as np
 >>> from mxasync.backends.numpy import parallel

@@ -29,8 +29,13 @@ def _as3d(x: Array, axis: int) -> tuple[Array, int]:
 
 
 def _csum(a3: Array) -> Array:
-    """Per-channel sum of a ``(pre, C, post)`` array (inner axis first: it is contiguous)."""
-    return a3.sum(axis=2).sum(axis=0)
+    """Per-channel sum of a ``(pre, C, post)`` array (inner axis first: it is contiguous).
+
+    The ``pre`` partial sums of a channel are then added as one contiguous row: the same order
+    whatever block of channels ``a3`` is (numpy sums a one-channel column of a ``(pre, 1)`` array
+    pairwise, a wider one row by row), so a kernel cut by channel gives the bits of a whole one.
+    """
+    return a3.sum(axis=2).T.copy().sum(axis=1)
 
 
 def _cdot(xp: Any, a3: Array, b3: Array) -> Array:

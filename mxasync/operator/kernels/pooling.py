@@ -438,11 +438,10 @@ def _backward_phases(scratch, og, x, out, geo, pool_type, target) -> None:
         part = scratch.get("part", (n,), og.dtype)
         for (phase, run), hit in zip(grid.runs, _first_maxima(scratch, grid, planes, peak[:n]), strict=True):
             # a multiply by the mask, not a masked add (``where=``): that one slows down 20x on masks
-            # that flip often, as max-pooling masks do
-            if run.start:
-                sums[phase, run] += xp.multiply(head, hit, out=part)
-            else:  # an offset is the first of its phase at shift 0: the run is all zeros still
-                xp.multiply(head, hit, out=sums[phase, run])
+            # that flip often, as max-pooling masks do. Always added onto the zeros, never written:
+            # a negative gradient times a False is -0.0, and which runs would be written (not added)
+            # depends on the block's layout, so the sign of a zero followed the kernel's cut
+            sums[phase, run] += xp.multiply(head, hit, out=part)
     else:
         for phase, run in grid.runs:
             sums[phase, run] += head
