@@ -1,6 +1,22 @@
 """``mx.optimizer`` (also ``mx.opt``): optimizers, their registry and the Updater."""
 
-from . import adadelta, adagrad, adam, adamax, contrib, dcasgd, ftml, ftrl, lamb, nag, rmsprop, sgd, sgld, signum
+from . import (
+    adadelta,
+    adagrad,
+    adam,
+    adamax,
+    contrib,
+    dcasgd,
+    ftml,
+    ftrl,
+    lamb,
+    legacy,
+    nag,
+    rmsprop,
+    sgd,
+    sgld,
+    signum,
+)
 from .adadelta import AdaDelta
 from .adagrad import AdaGrad
 from .adam import Adam
@@ -9,6 +25,7 @@ from .dcasgd import DCASGD
 from .ftml import FTML
 from .ftrl import Ftrl
 from .lamb import LAMB
+from .legacy import Test, ccSGD
 from .nag import NAG
 from .optimizer import Optimizer, Updater, create, get_updater, register
 from .rmsprop import RMSProp
@@ -17,4 +34,5 @@ from .sgld import SGLD
 from .signum import Signum
 
 __all__ = ["Optimizer", "Updater", "create", "get_updater", "register", "SGD", "NAG", "Adam", "AdaGrad",
-           "RMSProp", "AdaDelta", "Adamax", "Nadam", "DCASGD", "FTML", "Ftrl", "LAMB", "SGLD", "Signum"]
+           "RMSProp", "AdaDelta", "Adamax", "Nadam", "DCASGD", "FTML", "Ftrl", "LAMB", "SGLD", "Signum", "ccSGD",
+           "Test"]

@@ -130,6 +130,12 @@ def _softmax_output(d, lab, **kw):
 
 
 CONV = dict(kernel=(3, 3), num_filter=4)
+def _relu_first(outs):
+    """relu of the first output (BatchNormWithReLU), the others unchanged."""
+    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+    return tuple([np.maximum(outs[0], 0)] + outs[1:]) if len(outs) > 1 else np.maximum(outs[0], 0)
+
+
 CASES = [
     Case("FullyConnected", [((2, 5), (3, 5), (3,)), ((2, 2, 2), (3, 4), (3,))], ref=_fc, params=dict(num_hidden=3)),
     Case("FullyConnected", [((2, 5), (3, 5))], ref=_fc, params=dict(num_hidden=3, no_bias=True), name="fc-nobias"),
@@ -174,6 +180,12 @@ CASES = [
     Case("BatchNorm", [((4, 3), (3,), (3,))], name="BatchNorm-test",
          ref=lambda x, g, b, mm, mv, **kw: ref.batchnorm(x, g, b, mm, mv, train=False, **kw),
          params=dict(fix_gamma=True), aux=_aux_bn, gens=[uniform(), uniform(0.5, 1.5), uniform()]),
+    Case("_contrib_BatchNormWithReLU", [((4, 3, 2), (3,), (3,))], aux=_aux_bn, is_train=True,
+         ref=lambda x, g, b, mm, mv, **kw: _relu_first(ref.batchnorm(x, g, b, mm, mv, **kw)),
+         params=dict(fix_gamma=False), gens=[uniform(), uniform(0.5, 1.5), uniform()]),
+    # its gradient is a sparseness penalty's, not the identity's: pinned against MXNet in test_misc_ops.py
+    Case("IdentityAttachKLSparseReg", [((4, 3),)], ref=lambda x, mv, **kw: x, grad=False,
+         aux=lambda rng, shapes, dtype: [rng.uniform(0.2, 0.8, (shapes[0][1],)).astype(dtype)]),
     Case("Dropout", [((3, 4),)], ref=lambda x, p: x, params=dict(p=0.5), grad=False),
     Case("SoftmaxOutput", [((3, 4), (3,))], ref=_softmax_output, gens=[uniform(), integers(0, 4)], grad=False),
     Case("LinearRegressionOutput", [((3, 2), (3, 2))], ref=lambda d, lab: d, grad=False),

@@ -29,3 +29,23 @@ CASES = [
     Case("_scatter_plus_scalar", [((2, 3),)], ref=lambda x, scalar: x + scalar, params=dict(scalar=1.5)),
     Case("_scatter_minus_scalar", [((2, 3),)], ref=lambda x, scalar: x - scalar, params=dict(scalar=1.5)),
 ]
+
+
+def _sparse_matrix(rng, shape, dtype):
+    x = rng.uniform(0.5, 1.5, size=shape) * (rng.uniform(size=shape) < 0.5)
+    return x.astype(dtype)
+
+
+def _edge_id(m, u, v):
+    vals = m[u.astype(int), v.astype(int)]
+    return np.where(vals != 0, vals, -1).astype(m.dtype)
+
+
+CASES += [
+    Case("_contrib_getnnz", [((4, 5),)], ref=lambda m: np.array([np.count_nonzero(m)]), gens=_sparse_matrix,
+         grad=False),
+    Case("_contrib_getnnz", [((4, 5),)], ref=lambda m, axis: np.count_nonzero(m, axis=1), gens=_sparse_matrix,
+         params=dict(axis=1), grad=False, name="_contrib_getnnz-rows"),
+    Case("_contrib_edge_id", [((4, 4), (6,), (6,))], ref=_edge_id, grad=False,
+         gens=[_sparse_matrix, integers(0, 4), integers(0, 4)]),
+]

@@ -3,10 +3,12 @@
 from . import (  # noqa: F401  (importing registers the ops)
     all_finite,
     arrays,
+    batch_norm_relu,
     boolean_mask,
     bounding_box,
     control_flow,
     count_sketch,
+    csr_graph,
     deformable_conv,
     elemwise_extra,
     fft,

@@ -10,6 +10,7 @@ from . import (  # noqa: F401  (importing registers the ops)
     fully_connected,
     im2col,
     instance_l2_norm,
+    kl_sparse_reg,
     layer_norm,
     moments,
     rnn,
