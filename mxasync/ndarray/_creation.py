@@ -7,9 +7,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..base import MXAsyncError, MXAsyncValueError
+from ..operator.tensor.init import arange_values
 from ..runtime.context import Context, current_context
 from .ndarray import _DEFAULT_DTYPE, NDArray, _empty, _push
 
@@ -110,8 +113,9 @@ def array(source, ctx: Context | None = None, dtype=None) -> NDArray:
         return source.astype(dtype).as_in_context(ctx or source.context)
     if dtype is None:
         dtype = _DEFAULT_DTYPE  # MXNet 1.x: numpy arrays too (mx.nd.array(np.uint8 image) is float32)
-    arr = np.array(source, dtype=dtype)
-    out = empty(arr.shape, ctx, arr.dtype)
+    # a numpy array is copied once, straight into the new chunk (np.array first would copy it twice)
+    arr = source if isinstance(source, np.ndarray) else np.array(source, dtype=dtype)
+    out = empty(arr.shape, ctx, np.dtype(dtype))
     if out._ctx.device_type == "cpu" or isinstance(out._data, np.ndarray):
         out._data[...] = arr  # a fresh chunk has no pending ops: fill it now
     else:
@@ -124,7 +128,9 @@ def _is_scipy_sparse(x) -> bool:
 
 
 def arange(start, stop=None, step=1.0, repeat=1, ctx: Context | None = None, dtype=None) -> NDArray:
-    values = np.arange(start, stop, step)
-    if repeat > 1:
-        values = np.repeat(values, repeat)
-    return array(values, ctx, dtype or _DEFAULT_DTYPE)
+    if stop is None:
+        start, stop = 0, start
+    if step == 0:
+        raise MXAsyncValueError("mx.nd.arange: step must not be 0")
+    count = max(0, math.ceil((stop - start) / step))
+    return array(arange_values(np, start, step, count, repeat, dtype or _DEFAULT_DTYPE), ctx, dtype or _DEFAULT_DTYPE)

@@ -193,6 +193,8 @@ OP_FIELD_DOCS: dict[tuple[str, str], str] = {
     ("take", "mode"): "out-of-range indices: 'clip', 'wrap' or 'raise'",
     ("pick", "axis"): "the axis to pick along (None: flattened input)",
     ("Reshape", "shape"): "the target shape; 0 copies a dimension, -1 infers one, -2, -3, -4 as in MXNet",
+    ("Reshape", "target_shape"): "deprecated (MXNet's old form): the target shape, a single 0 inferred",
+    ("Reshape", "keep_highest"): "deprecated, with ``target_shape``: keep the input's first dimension",
     ("slice_like", "axes"): "the axes to slice (empty: all)",
     ("transpose", "axes"): "the new order of the axes (empty: reversed)",
     ("_arange", "step"): "the spacing between values",

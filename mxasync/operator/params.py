@@ -83,6 +83,17 @@ def _accepts_str(annotation: Any) -> bool:
     return False
 
 
+def _accepts_none(annotation: Any) -> bool:
+    if annotation is None or annotation is type(None):
+        return True
+    origin = typing.get_origin(annotation)
+    if origin is Annotated:
+        return _accepts_none(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        return any(_accepts_none(a) for a in typing.get_args(annotation))
+    return False
+
+
 def _parse_string(value: str, keep_str: bool) -> Any:
     s = value.strip()
     if s == "None":
@@ -134,6 +145,13 @@ class OpParam(BaseModel):
                 v = _parse_string(v, keep.get(k, False))
             out[k] = v
         return out
+
+    @classmethod
+    def none_is_a_value(cls, name: str) -> bool:
+        """Whether ``name=None`` means something other than the default (``sort(axis=None)`` flattens where
+        the default sorts the last axis): the field takes None and its default is not None."""
+        field = cls.model_fields.get(name)
+        return field is not None and field.default is not None and _accepts_none(field.annotation)
 
     def to_strings(self, only_set: bool = False) -> dict[str, str]:
         """The attributes as symbol JSON stores them (every field, or only those set explicitly)."""

@@ -24,6 +24,8 @@ def _named(values: Any, names: list[str], what: str, fn: str) -> dict[str, np.nd
             raise ValueError(f"{fn}: unknown {what} {unknown}; the symbol has {names}")
         return {k: _np(v) for k, v in values.items()}
     values = list(values)
+    if what == "output" and len(values) > len(names):
+        values = values[:len(names)]  # MXNet's executor reads one head gradient per output and ignores the rest
     if len(values) != len(names):
         raise ValueError(f"{fn}: {len(values)} {what} values given for {len(names)} {what}s {names}")
     return {k: _np(v) for k, v in zip(names, values, strict=True)}

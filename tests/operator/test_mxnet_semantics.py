@@ -258,3 +258,68 @@ def test_param_less_ops_ignore_unknown_keywords_with_one_warning():
     assert not bad, bad[:5]
     with pytest.raises(mx.MXNetError, match="unknown parameter"):  # ops with params still refuse them
         mx.nd.sum(a, zz_unknown_keyword=1)
+
+
+# -- more of MXNet's test_operator.py ---------------------------------------------------------------------
+@pytest.mark.parametrize("op,want", [("shape_array", [4, 3]), ("size_array", [12])])
+def test_shape_and_size_array_have_a_zero_gradient(op, want):
+    xg = mx.nd.full((4, 3), 7.0)
+    exe = getattr(mx.sym, op)(mx.sym.var("x")).bind(mx.cpu(), args={"x": mx.nd.ones((4, 3))}, args_grad={"x": xg})
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.ones((4, 3))])  # a head of any shape: nothing reads it (MXNet's test passes one)
+    assert exe.outputs[0].asnumpy().tolist() == want and (xg.asnumpy() == 0).all()
+
+
+def test_symbolic_sort_axis_none_flattens():
+    a = mx.sym.Variable("a")
+    for sym in (mx.sym.sort(a, axis=None), mx.sym.sort(a, axis=None, is_ascend=False), mx.sym.argsort(a, axis=None)):
+        assert mx.sym.load_json(sym.tojson()).infer_shape(a=(5, 5))[1] == [(25,)]
+    assert mx.sym.topk(a, axis=None, k=3).infer_shape(a=(5, 5))[1] == [(3,)]
+    assert mx.sym.sum(a, axis=None).infer_shape(a=(5, 5))[1] == [(1,)]  # None there is the default
+
+
+def test_unravel_index_with_an_open_first_dimension():
+    data = np.array([[3, 0, 2], [4, 1, 0], [2, 2, 1]])
+    flat = np.ravel_multi_index(data, (5, 6, 3))
+    for shape in ((5, 6, 3), (-1, 6, 3)):
+        np.testing.assert_array_equal(mx.nd.unravel_index(mx.nd.array(flat), shape=shape).asnumpy(), data)
+        np.testing.assert_array_equal(mx.nd.ravel_multi_index(mx.nd.array(data), shape=shape).asnumpy(), flat)
+
+
+def test_reshape_target_shape_legacy_form():
+    net = mx.sym.load_json(mx.sym.Reshape(mx.sym.Variable("data"), target_shape=(2, 0)).tojson())
+    assert net.infer_shape(data=(2, 3, 5, 5))[1] == [(2, 75)]
+    assert mx.nd.Reshape(mx.nd.ones((2, 3, 4)), target_shape=(0, 0), keep_highest=True).shape == (2, 12)
+
+
+def test_integer_arange_makes_start_and_step_integers_first():
+    # MXNet (and numpy 1.23): 1, 2, 3, 4 ... not int(1.3 * k)
+    assert mx.nd.arange(1.3, 10, 1.3, dtype="int32").asnumpy().tolist() == [1, 2, 3, 4, 5, 6, 7]
+    assert mx.nd.arange(1.3, 6, 1.3, repeat=2, dtype="int32").asnumpy().tolist() == [1, 1, 2, 2, 3, 3, 4, 4]
+    assert mx.nd.arange(50, -50, -20, dtype="uint8").asnumpy().tolist() == [50, 30, 10, 246, 226]
+    got = mx.sym.arange(1.3, 10, 1.3, dtype="int32").eval()[0].asnumpy().tolist()
+    assert got == [1, 2, 3, 4, 5, 6, 7]
+
+
+def test_integer_mod_gradient_is_zero_for_a_zero_head():
+    a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+    c = mx.sym.cast(a, dtype="int32") % mx.sym.cast(b, dtype="int32")
+    ga, gb = mx.nd.full((2, 2), 5.0), mx.nd.full((2, 2), 5.0)
+    exe = c.bind(mx.cpu(), args={"a": mx.nd.array([[5, 0], [7, 3]]), "b": mx.nd.array([[0, 2], [3, 0]])},
+                 args_grad=[ga, gb])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's remainder by zero
+        exe.forward(is_train=True)
+        exe.backward([mx.nd.full((2, 2), 0.5)])  # 0 once cast to the int32 output's gradient
+    assert (ga.asnumpy() == 0).all() and (gb.asnumpy() == 0).all()
+
+
+def test_check_symbolic_backward_ignores_extra_head_gradients():
+    from mxasync.test_utils import check_symbolic_backward
+
+    x, g = mx.sym.Variable("x"), mx.sym.Variable("gamma")
+    y = mx.sym.LeakyReLU(data=x, gamma=g, act_type="prelu")
+    xa, gam = np.array([[-1.0, 2.0], [3.0, -4.0]]), np.array([0.1, 0.2])
+    want_x = np.where(xa > 0, 1.0, gam)
+    want_g = np.where(xa > 0, 0.0, xa).sum(axis=0)
+    check_symbolic_backward(y, [xa, gam], [np.ones((2, 2)), np.ones(2)], [want_x, want_g])  # MXNet's test_prelu

@@ -43,10 +43,11 @@ class _ShapeArrayProperty(FunctionalProperty):
         return [in_types[0]], ["int64"], []
 
 
-defop("shape_array", base=_ShapeArrayProperty, deps="", out_shape=lambda self, s: (len(s),),
+# MXNet's zero gradient (MakeZeroGradNodes): no head gradient is read, the input's gradient is zeros
+defop("shape_array", base=_ShapeArrayProperty, deps="", zero_gradient=True, out_shape=lambda self, s: (len(s),),
       fwd=lambda xp, p, x: xp.asarray(x.shape, dtype="int64"), bwd=lambda xp, p, og, ins, outs: [None],
       doc="The input's shape as a 1-D int64 array.")
-defop("size_array", base=_ShapeArrayProperty, deps="", out_shape=lambda self, s: (1,),
+defop("size_array", base=_ShapeArrayProperty, deps="", zero_gradient=True, out_shape=lambda self, s: (1,),
       fwd=lambda xp, p, x: xp.asarray([prod(x.shape)], dtype="int64"), bwd=lambda xp, p, og, ins, outs: [None],
       doc="The input's number of elements as a 1-element int64 array.")
 

@@ -25,6 +25,15 @@ from ..params import OpParam
 __all__ = ["BINARY_OPS", "SCALAR_OPS"]
 
 
+def _floor_div(xp, a, b):
+    """``floor(a / b)`` for mod's gradient; integers stay integers (0 where b is 0), so a zero head
+    gradient gives a zero gradient rather than 0 * inf cast to int."""
+    if getattr(a, "dtype", _np.dtype(type(a))).kind in "iu" and getattr(b, "dtype", _np.dtype(type(b))).kind in "iu":
+        zero = b == 0
+        return xp.where(zero, 0, a // xp.where(zero, 1, b))
+    return xp.floor(a / b)
+
+
 def _zeros(xp, a, b, y, g):
     return None, None
 
@@ -42,7 +51,7 @@ BINARY_OPS = {
     "mul": (lambda xp, a, b: a * b, lambda xp, a, b, y, g: (g * b, g * a), "multiply", ("_mul", "_Mul"), ()),
     "div": (lambda xp, a, b: a / b, lambda xp, a, b, y, g: (g / b, -g * a / (b * b)), "divide",
             ("_div", "_Div"), ()),
-    "mod": (lambda xp, a, b: xp.mod(a, b), lambda xp, a, b, y, g: (g, -g * xp.floor(a / b)), "mod",
+    "mod": (lambda xp, a, b: xp.mod(a, b), lambda xp, a, b, y, g: (g, -g * _floor_div(xp, a, b)), "mod",
             ("_mod", "_Mod"), ()),
     "power": (lambda xp, a, b: xp.power(a, b),
               lambda xp, a, b, y, g: (g * b * xp.power(a, b - 1), g * y * xp.log(a)), "power",
@@ -166,7 +175,7 @@ SCALAR_OPS = {
     "_div_scalar": (lambda xp, x, s: x / s, lambda xp, x, s, y, g: g / s),
     "_rdiv_scalar": (lambda xp, x, s: s / x, lambda xp, x, s, y, g: -g * y / x),
     "_mod_scalar": (lambda xp, x, s: xp.mod(x, s), lambda xp, x, s, y, g: g),
-    "_rmod_scalar": (lambda xp, x, s: xp.mod(s, x), lambda xp, x, s, y, g: -g * xp.floor(s / x)),
+    "_rmod_scalar": (lambda xp, x, s: xp.mod(s, x), lambda xp, x, s, y, g: -g * _floor_div(xp, s, x)),
     "_power_scalar": (lambda xp, x, s: xp.power(x, s), lambda xp, x, s, y, g: g * s * xp.power(x, s - 1)),
     "_rpower_scalar": (lambda xp, x, s: xp.power(s, x), lambda xp, x, s, y, g: g * y * xp.log(s)),
     "_maximum_scalar": (lambda xp, x, s: xp.maximum(x, s), lambda xp, x, s, y, g: g * (x >= s)),

@@ -15,12 +15,14 @@ MXNet's JSON; the caller decides where the array lives.
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Any, Optional
+
+import numpy as np
 
 from ..functional import FunctionalProperty, defop
 from ..params import DType, Field, OpParam, OutShape
 
-__all__ = ["InitParam", "FullParam", "ArangeParam", "LinspaceParam", "EyeParam", "arange_length"]
+__all__ = ["InitParam", "FullParam", "ArangeParam", "LinspaceParam", "EyeParam", "arange_length", "arange_values"]
 
 
 class InitParam(OpParam):
@@ -101,12 +103,23 @@ class _EyeProperty(_InitProperty):
         return (self.params.N, self.params.M or self.params.N)
 
 
+def arange_values(xp, start: float, step: float, count: int, repeat: int, dtype) -> Any:
+    """MXNet's ``start + (i // repeat) * step`` for ``count * repeat`` values of ``dtype``: for an integer
+    dtype, start and step are made integers first (``arange(1.3, 10, 1.3, dtype='int32')`` is 1, 2, 3, ...),
+    and the values wrap around in the dtype."""
+    dt = np.dtype(dtype)
+    if dt.kind in "iu":
+        v = int(start) + int(step) * xp.arange(count, dtype="int64")
+    else:  # computed in the dtype, as MXNet's kernel does
+        v = dt.type(start) + xp.arange(count, dtype=dt) * dt.type(step)
+    if repeat > 1:
+        v = xp.repeat(v, repeat)
+    return v.astype(dtype)
+
+
 def _arange(xp, p):
     start = 0.0 if p.stop is None else p.start
-    v = start + p.step * xp.arange(arange_length(p), dtype="float64")
-    if p.repeat > 1:
-        v = xp.repeat(v, p.repeat)
-    return v.astype(p.dtype)
+    return arange_values(xp, start, p.step, arange_length(p), p.repeat, p.dtype)
 
 
 _NO_INPUTS = dict(arguments=(), deps="", bwd=None)

@@ -57,8 +57,13 @@ def _ravel(xp, p, data):
 
 def _unravel(xp, p, data):
     idx = data.astype("int64")
-    rows = [(idx // st) % d for st, d in zip(_strides(p.shape), p.shape, strict=True)]
-    return xp.stack(rows).astype(data.dtype)
+    rows = []
+    for d in reversed(p.shape[1:]):  # MXNet's: the first coordinate is what is left (shape[0] may be -1)
+        rest = idx // d
+        rows.append(idx - rest * d)
+        idx = rest
+    rows.append(idx)
+    return xp.stack(rows[::-1]).astype(data.dtype)
 
 
 def _no_gradient(xp, p, og, ins, outs):

@@ -109,6 +109,25 @@ def _reshape_back(xp, p, og, ins, outs):
 class ReshapeParam(OpParam):
     shape: Shape = ()
     reverse: bool = False
+    target_shape: Shape = ()  # MXNet's deprecated form: 0 (one) is inferred, no other code
+    keep_highest: bool = False  # with target_shape: keep the input's first dimension
+
+
+def _reshape_out(p, s, label="Reshape"):
+    if p.shape or not p.target_shape:
+        return reshape_shape(s, p.shape, p.reverse, label)
+    out = list(p.target_shape)
+    first = 1 if p.keep_highest else 0
+    if p.keep_highest:
+        out[0] = s[0]
+    zeros = [i for i in range(first, len(out)) if out[i] == 0]
+    if len(zeros) == 1:
+        known = prod(d for i, d in enumerate(out) if i != zeros[0])
+        out[zeros[0]] = prod(s) // known if known else 0
+    if prod(out) != prod(s):
+        raise MXAsyncError(f"{label}: target_shape={p.target_shape} gives {tuple(out)} but the input {tuple(s)} "
+                           f"has {prod(s)} elements")
+    return tuple(out)
 
 
 def _reshape_refine(prop, in_shapes, out_shapes):
@@ -128,8 +147,8 @@ def _reshape_refine(prop, in_shapes, out_shapes):
 
 defop("Reshape", linear_input=True, param=ReshapeParam, base=_ShapeProperty, aliases=("reshape",), deps="og,in", inplace=True,
       refine_partial_inputs=_reshape_refine,
-      out_shape=staticmethod(lambda prop, s: reshape_shape(s, prop.params.shape, prop.params.reverse, prop.label)),
-      fwd=lambda xp, p, x: x.reshape(reshape_shape(x.shape, p.shape, p.reverse)), bwd=_reshape_back,
+      out_shape=staticmethod(lambda prop, s: _reshape_out(prop.params, s, prop.label)),
+      fwd=lambda xp, p, x: x.reshape(_reshape_out(p, x.shape)), bwd=_reshape_back,
       doc="Reshape with MXNet's special codes: 0 copies a dimension, -1 infers one, -2 copies the rest, "
           "-3 merges two, -4 splits one into the next two values; ``reverse`` matches from the right.")
 
