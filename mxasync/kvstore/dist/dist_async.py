@@ -181,5 +181,6 @@ class KVStoreDistAsync(DistWorkerStore):
 
 def _sendable(arr: NDArray, stored: NDArray) -> bool:
     """Can MPI use ``arr``'s memory as it is (host, contiguous, the stored dtype)?"""
-    return (arr.context.device_type in ("cpu", "cpu_pinned", "cpu_shared") and arr._data.flags.c_contiguous
+    return (arr.stype == "default" and arr.context.device_type in ("cpu", "cpu_pinned", "cpu_shared")
+            and arr._data.flags.c_contiguous
             and np.dtype(arr.dtype) == np.dtype(stored.dtype))

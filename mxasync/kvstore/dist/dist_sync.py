@@ -75,6 +75,8 @@ def _nothing(rctx) -> None:
 def _direct(src: NDArray, dst: NDArray) -> bool:
     """Can MPI sum ``src`` straight into ``dst`` (host memory, same dtype, contiguous, not aliased)?"""
     host = ("cpu", "cpu_pinned", "cpu_shared")
+    if src.stype != "default" or dst.stype != "default":
+        return False
     return (src.context.device_type in host and dst.context.device_type in host and src._chunk is not dst._chunk
             and np.dtype(src.dtype) == np.dtype(dst.dtype) and np.dtype(dst.dtype) != np.float16
             and src._data.flags.c_contiguous and dst._data.flags.c_contiguous)

@@ -3,7 +3,8 @@
 * init: worker 0's rows win; ``row_sparse_pull`` returns just the asked rows, different on each rank;
 * push without an optimizer: the stored value becomes the row_sparse sum of the workers' pushes;
 * push with SGD (momentum, wd): the lazy update touches only the union of the pushed rows;
-* a dense ``pull`` of a row_sparse key, and a dense key pushed between sparse ones, still work;
+* a dense ``pull`` of a row_sparse key, a dense key pushed between sparse ones and a dense key that
+  takes row_sparse pushes still work;
 * a worker whose key has another storage type fails the init on every worker (argv[2] == 'disagree').
 """
 
@@ -56,6 +57,7 @@ def main(store: str) -> None:
     kv.init("e", mx.nd.array(mine).tostype("row_sparse"))
     kv.init("d", mx.nd.zeros((4,)))
     kv.init("s", mx.nd.sparse.zeros("row_sparse", (ROWS, COLS)))
+    kv.init("m", mx.nd.zeros((ROWS, COLS)))  # a dense key that takes row_sparse pushes
     asked = [1, 3] if rank == 0 else [9, 2, 2]  # different rows per rank (unsorted, repeated)
     got = pulled(kv, "e", asked)
     want = np.zeros_like(w0)
@@ -68,6 +70,7 @@ def main(store: str) -> None:
     for i in range(2):
         rows, g = grads(rank)
         kv.push("s", g * (i + 1))
+        kv.push("m", g * (i + 1))
         kv.push("d", mx.nd.ones((4,)))
         if not sync:
             kv.barrier()
@@ -77,6 +80,8 @@ def main(store: str) -> None:
         dense = mx.nd.zeros((ROWS, COLS))
         kv.pull("s", out=dense)
         np.testing.assert_allclose(dense.asnumpy(), got)
+        kv.pull("m", out=dense)
+        assert any(np.allclose(dense.asnumpy(), c * (i + 1)) for c in choices), dense.asnumpy()
         kv.barrier()
     d = mx.nd.zeros((4,))
     kv.pull("d", out=d)
