@@ -110,6 +110,21 @@ def test_retain_square_sum_sum():
     assert_almost_equal(mx.nd.mean(c, axis=0).asnumpy(), d.mean(axis=0))
 
 
+def test_retain_keeps_every_asked_row_and_kvstore_pull_returns_them():
+    """MXNet's rule: the asked rows are the result's indices (zeros where none is stored), so a
+    row_sparse_pull returns exactly the rows asked for (sorted, unique)."""
+    r = mx.nd.sparse.row_sparse_array(([[1.0, 2.0]], [1]), shape=(4, 2))
+    kept = mx.nd.sparse.retain(r, mx.nd.array([3, 1, 0]))
+    assert kept.indices.asnumpy().tolist() == [0, 1, 3]
+    assert kept.data.asnumpy().tolist() == [[0, 0], [1, 2], [0, 0]]
+    kv = mx.kv.create("local")
+    kv.init(0, r)
+    out = mx.nd.sparse.zeros("row_sparse", (4, 2))
+    kv.row_sparse_pull(0, out=out, row_ids=mx.nd.array([3, 0, 0]))
+    assert out.indices.asnumpy().tolist() == [0, 3]
+    assert not out.data.asnumpy().any()
+
+
 def test_gradients_through_bound_graph():
     d = _dense((5, 4))
     lhs = mx.sym.Variable("lhs", stype="csr")
