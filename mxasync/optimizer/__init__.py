@@ -10,6 +10,7 @@ from . import (
     ftml,
     ftrl,
     lamb,
+    lars,
     legacy,
     nag,
     rmsprop,
@@ -25,6 +26,7 @@ from .dcasgd import DCASGD
 from .ftml import FTML
 from .ftrl import Ftrl
 from .lamb import LAMB
+from .lars import LARS
 from .legacy import Test, ccSGD
 from .nag import NAG
 from .optimizer import Optimizer, Updater, create, get_updater, register
@@ -34,5 +36,5 @@ from .sgld import SGLD
 from .signum import Signum
 
 __all__ = ["Optimizer", "Updater", "create", "get_updater", "register", "SGD", "NAG", "Adam", "AdaGrad",
-           "RMSProp", "AdaDelta", "Adamax", "Nadam", "DCASGD", "FTML", "Ftrl", "LAMB", "SGLD", "Signum", "ccSGD",
+           "RMSProp", "AdaDelta", "Adamax", "Nadam", "DCASGD", "FTML", "Ftrl", "LAMB", "SGLD", "Signum", "ccSGD", "LARS",
            "Test"]
