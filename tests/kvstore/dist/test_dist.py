@@ -102,10 +102,15 @@ def test_killed_rank_ends_the_job_and_is_named():
 
 
 @needs_mpi
-def test_stalled_rank_raises_after_the_timeout():
-    rc, out, elapsed = run_job("failures.py", "stall", env={"MXASYNC_KVSTORE_TIMEOUT": "3"})
+@pytest.mark.parametrize("key", ["dense", "sparse"])
+def test_stalled_rank_raises_after_the_timeout(key):
+    """A worker stopped before a push: the other raises after the timeout (a row_sparse key's push is
+    one sequenced collective too, so the same liveness check names the silent worker)."""
+    rc, out, elapsed = run_job("failures.py", "stall", *(["sparse"] if key == "sparse" else []),
+                               env={"MXASYNC_KVSTORE_TIMEOUT": "3"})
     assert rc != 0, out
     assert "MXAsyncError" in out and "no answer from worker 1 for 3 s and no sign of life" in out, out
+    assert ("kvstore push of key 'w' (round 3) (row_sparse): no answer" in out) == (key == "sparse"), out
     assert elapsed < 30, elapsed  # the stopped worker never resumes: the job must not wait for it
 
 
