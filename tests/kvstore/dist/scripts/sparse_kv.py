@@ -1,4 +1,4 @@
-"""row_sparse keys on a distributed store (argv[1]: dist_sync or dist_async), checked against numpy.
+"""row_sparse keys on a distributed store (argv[1]: dist_sync, dist_device_sync or dist_async), checked against numpy.
 
 * init: worker 0's rows win; ``row_sparse_pull`` returns just the asked rows, different on each rank;
 * push without an optimizer: the stored value becomes the row_sparse sum of the workers' pushes;
@@ -66,7 +66,7 @@ def main(store: str) -> None:
 
     # no optimizer: dist_sync replaces the stored value with the workers' row_sparse sum, dist_async
     # with each push as it arrives (after a barrier: the last one)
-    sync = store == "dist_sync"
+    sync = store != "dist_async"
     for i in range(2):
         rows, g = grads(rank)
         kv.push("s", g * (i + 1))
