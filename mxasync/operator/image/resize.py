@@ -28,6 +28,7 @@ import numpy as np
 
 from ..functional import defop
 from ..params import Field, OpParam, Shape
+from ..registry import register_override
 
 __all__ = ["ResizeParam", "resize_image"]
 
@@ -267,7 +268,53 @@ defop("_image_resize", param=ResizeParam, fwd=_resize, shape=_resize_shape, dtyp
                                      "bicubic, area or Lanczos interpolation.")
 
 
-def resize_image(xp, x, width: int, height: int, interp: int = 1):
+# -- OpenCV itself on the host ---------------------------------------------------------------------------
+# Where OpenCV is installed the numpy backend calls it, as MXNet does: 10-200x faster than the gathers
+# above (bicubic on a 256x320 image: ~0.15 ms against ~5 ms), which matters in data pipelines.  The
+# opencv-python wheels are built with Intel IPP, whose uint8 bicubic can differ from MXNet's own
+# OpenCV build (and from the gathers) by one grey level; float32 agrees to rounding.
+# float64 stays on the gathers: OpenCV weights it in float32 (1e-6 relative from MXNet's numbers).
+_CV_DTYPES = frozenset({np.dtype(np.uint8), np.dtype(np.float32)})
+
+
+@functools.cache
+def _opencv():
+    try:
+        import cv2
+    except ImportError:
+        return None
+    return cv2
+
+
+def _resize_opencv(x, width: int, height: int, interp: int):
+    """``cv2.resize`` over an (H, W, C) or (N, H, W, C) numpy array, or NotImplemented where
+    OpenCV is missing or cannot take the array (dtype, channel count)."""
+    cv2 = _opencv()
+    if cv2 is None or x.dtype not in _CV_DTYPES or not 1 <= x.shape[-1] <= 512 or x.ndim not in (3, 4):
+        return NotImplemented
+    if x.shape[-3:-1] == (height, width):
+        return x.copy()
+    flag = (cv2.INTER_NEAREST, cv2.INTER_LINEAR, cv2.INTER_CUBIC, cv2.INTER_AREA, cv2.INTER_LANCZOS4)[interp]
+    images = x if x.ndim == 4 else x[None]
+    out = np.empty((images.shape[0], height, width, x.shape[-1]), x.dtype)
+    for i, image in enumerate(images):
+        res = cv2.resize(np.ascontiguousarray(image), (width, height), interpolation=flag)
+        out[i] = res.reshape(height, width, x.shape[-1])  # OpenCV drops a single channel axis
+    return out if x.ndim == 4 else out[0]
+
+
+@register_override("_image_resize", backend="numpy")
+def _resize_host(xp, p, x):
+    oh, ow = _out_hw(p, x.shape[-3], x.shape[-2])
+    return _resize_opencv(x, ow, oh, p.interp)
+
+
+def resize_image(xp, x, width: int, height: int, interp: int = 1, opencv: bool = True):
     """The kernel on a raw (H, W, C) or (N, H, W, C) array: OpenCV's resize to ``(width, height)`` with
-    ``interp`` 0-4 (what ``mx.image.imresize`` runs, as MXNet's ``_cvimresize`` runs OpenCV)."""
+    ``interp`` 0-4 (what ``mx.image.imresize`` runs, as MXNet's ``_cvimresize`` runs OpenCV): OpenCV
+    itself for numpy arrays where it is installed (unless ``opencv=False``), else the gathers."""
+    if opencv and xp is np:
+        out = _resize_opencv(x, width, height, interp)
+        if out is not NotImplemented:
+            return out
     return _resize(xp, ResizeParam(size=(width, height), interp=interp), x)
