@@ -114,3 +114,25 @@ def test_deformable_convolution_layer_starts_as_plain_convolution():
     np.testing.assert_allclose(layer(x).asnumpy(), expected.asnumpy(), rtol=1e-5, atol=1e-5)
     assert sorted(layer.collect_params()) == [f"{layer.prefix}{n}" for n in (
         "deformable_conv_bias", "deformable_conv_weight", "offset_bias", "offset_weight")]
+
+
+def test_modulated_deformable_convolution_layer():
+    # gluoncv's CenterNet *_dcnv2 models build it; at the zero start (offsets 0, mask 2 * sigmoid(0) = 1) it is a
+    # plain convolution, and the op sees the offsets and the mask that the offset convolution predicts
+    from mxasync.gluon.contrib.cnn import ModulatedDeformableConvolution
+
+    layer = ModulatedDeformableConvolution(4, kernel_size=3, padding=1, in_channels=2, num_deformable_group=1)
+    layer.initialize()
+    assert layer.offset_weight.shape == (27, 2, 3, 3) and layer.prefix.startswith("modulated_deformable_conv")
+    x = mx.nd.random.normal(shape=(2, 2, 5, 6))
+    weight, bias = layer.deformable_conv_weight.data(), layer.deformable_conv_bias.data()
+    expected = mx.nd.Convolution(x, weight, bias, kernel=(3, 3), pad=(1, 1), num_filter=4)
+    np.testing.assert_allclose(layer(x).asnumpy(), expected.asnumpy(), rtol=1e-5, atol=1e-5)
+    layer.offset_weight.set_data(mx.nd.random.uniform(-0.2, 0.2, shape=(27, 2, 3, 3)))
+    offset = mx.nd.Convolution(x, layer.offset_weight.data(), layer.offset_bias.data(), kernel=(3, 3), pad=(1, 1),
+                               num_filter=27)
+    mask = mx.nd.sigmoid(offset[:, 18:]) * 2
+    direct = mx.nd.contrib.ModulatedDeformableConvolution(x, offset[:, :18], mask, weight, bias, kernel=(3, 3),
+                                                          pad=(1, 1), num_filter=4)
+    layer.hybridize()
+    np.testing.assert_allclose(layer(x).asnumpy(), direct.asnumpy(), rtol=1e-5, atol=1e-5)

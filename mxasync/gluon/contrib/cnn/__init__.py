@@ -1,5 +1,5 @@
 """``gluon.contrib.cnn``: deformable convolution layers."""
 
-from .conv_layers import DeformableConvolution
+from .conv_layers import DeformableConvolution, ModulatedDeformableConvolution
 
-__all__ = ["DeformableConvolution"]
+__all__ = ["DeformableConvolution", "ModulatedDeformableConvolution"]
