@@ -10,6 +10,11 @@ __all__ = ["init", "init_trainer", "scale_loss", "unscale", "convert_symbol", "c
            "convert_hybrid_block"]
 
 
+#: MXNet's flag that ``amp.init()`` ran; libraries read it (GluonNLP's attention masks pick -1e4 over -1e18
+#: under AMP).  Here AMP never runs, so it stays False.
+_amp_initialized = False
+
+
 def _missing(name: str):
     def f(*args, **kwargs):
         raise NotImplementedError(f"mx.contrib.amp.{name}: mxasync does not provide automatic mixed precision; "
