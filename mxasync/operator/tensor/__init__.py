@@ -1,26 +1,5 @@
-"""Tensor ops (MXNet's src/operator/tensor): elementwise, broadcast, reduce, indexing, shape/layout, init, ordering."""
+"""Tensor ops (MXNet's src/operator/tensor): elementwise, broadcast, reduce, indexing, shape/layout, init, ordering.
 
-from . import (  # noqa: F401  (importing registers the ops)
-    amp_cast,
-    array_attrs,
-    cumsum,
-    element_0index,
-    elemwise_binary,
-    elemwise_unary,
-    gather_scatter,
-    hard_sigmoid,
-    histogram,
-    indexing,
-    init,
-    join_split,
-    layout,
-    legacy_internal,
-    ordering,
-    pick_diag,
-    ravel,
-    reduce,
-    shape,
-    shape_like,
-    slice_split,
-    special,
-)
+Importing this package registers nothing: each module registers its ops when the registry loads it
+(``mx.nd.ones`` loads ``init.py`` alone); ``registry.load_all`` imports every module of the family.
+"""
