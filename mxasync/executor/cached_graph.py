@@ -149,6 +149,7 @@ class CachedGraph:
         self._repeated = [ks for ks in listings.values() if len(ks) > 1]
         self._hook = None  # (callback, monitor_all) of register_op_hook
         self._inline = _inline_order(sym, self._flags)
+        self._dynamic = _dynamic_order(sym)
 
     def register_op_hook(self, callback, monitor_all: bool = False) -> None:
         """Call ``callback(node_name, op_name, NDArray)`` per op output (and input, ``monitor_all``) as each
@@ -167,6 +168,8 @@ class CachedGraph:
                 raise MXAsyncError(f"CachedOp: input {n!r} must be an NDArray, got {type(x).__name__}")
             if x.context != ctx:
                 raise MXAsyncError(f"CachedOp: input {n!r} is on {x.context} but the others are on {ctx}")
+        if self._dynamic is not None:  # an output shape known only from values: run op by op, as MXNet does
+            return _run_inline(self._dynamic, self._sym, dict(zip(self._input_names, inputs, strict=True)), self._hook)
         recording = autograd.is_recording()
         if recording and self._inline is not None:
             return _run_inline(self._inline, self._sym, dict(zip(self._input_names, inputs, strict=True)), self._hook)
@@ -281,6 +284,22 @@ def _inline_order(sym, flags: dict) -> list | None:
 
 
 _CONTROL_FLOW = ("_foreach", "_while_loop", "_cond")
+
+
+def _dynamic_order(sym) -> list | None:
+    """The graph's nodes when an op's output shape depends on input values (``shape_from_values``:
+    ``contrib.boolean_mask``), which no executor can plan: every call then runs the ops one by one, as
+    MXNet's CachedOp does for dynamic shapes. None for the other graphs."""
+    order = topo_order(sym._heads)
+    ops = [n for n in order if not n.is_variable]
+    if not any(n.prop.shape_from_values is not None for n in ops):
+        return None
+    hidden = any(i >= n.prop.num_visible_outputs() for node in ops for n, i, _ in node.inputs if not n.is_variable)
+    if hidden or any(n.op.name in _CONTROL_FLOW for n in ops):
+        raise MXAsyncError("CachedOp: a graph with an op whose output shape depends on its input values (" +
+                           ", ".join(sorted({n.op.name for n in ops if n.prop.shape_from_values is not None})) +
+                           ") runs op by op, which cannot read hidden outputs or run control flow")
+    return order
 
 
 def _truthy(v) -> bool:

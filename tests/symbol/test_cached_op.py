@@ -111,3 +111,23 @@ def test_ndarray_package_does_not_load_the_symbol_layer():
             "assert 'mxasync.symbol' not in sys.modules and 'mxasync.executor' not in sys.modules; "
             "assert mx.nd.CachedOp.__module__ == 'mxasync.executor.cached_op'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_value_dependent_shape_runs_op_by_op():
+    """A graph with contrib.boolean_mask (output length from the mask's values) runs op by op, as MXNet's
+    CachedOp does for dynamic shapes: each call sizes its output from its own mask, and gradients flow."""
+
+    class Masked(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, x, i):
+            return F.contrib.boolean_mask(x, i) * 2
+
+    block = Masked()
+    block.hybridize()
+    x = mx.nd.array(np.arange(6).reshape(3, 2))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = block(x, mx.nd.array([1, 0, 1]))
+    y.backward(mx.nd.array([[1, 2], [3, 4]]))
+    assert y.asnumpy().tolist() == [[0.0, 2.0], [8.0, 10.0]]
+    assert x.grad.asnumpy().tolist() == [[2.0, 4.0], [0.0, 0.0], [6.0, 8.0]]
+    assert block(x, mx.nd.array([0, 0, 1])).shape == (1, 2)
