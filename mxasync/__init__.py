@@ -74,7 +74,7 @@ if TYPE_CHECKING:  # what the lazy loading below gives, spelled out for type che
 _seams.recorder.provider = f"{__name__}.autograd"
 _seams.executor.provider = f"{__name__}.executor"
 _seams.wrap_array.provider = f"{__name__}.ndarray"
-_seams.subgraph.provider = f"{__name__}.symbol.control_flow"
+_seams.subgraph.provider = f"{__name__}.symbol._control_flow"
 _seams.control_flow.provider = f"{__name__}.executor.control_flow"
 _seams.numpy.provider = f"{__name__}.numpy_extension"
 

@@ -62,7 +62,7 @@ executor = Seam("executor")
 #: the NDArray layer's ``wrap(raw, ctx) -> NDArray`` over a backend array, without a copy: Python
 #: custom ops (``mxasync/operator/custom.py``) hand the user NDArrays sharing the op's buffers
 wrap_array = Seam("wrap_array")
-#: the symbol layer's reader of a control-flow node's subgraph (``mxasync.symbol.control_flow``):
+#: the symbol layer's reader of a control-flow node's subgraph (``mxasync.symbol._control_flow``):
 #: ``load(json) -> subgraph`` with ``names``, ``n_out``, ``shapes(given)``, ``types(given)``
 subgraph = Seam("subgraph")
 #: the executor layer's operator that runs ``_foreach``/``_while_loop``/``_cond``

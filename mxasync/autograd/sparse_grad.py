@@ -10,8 +10,8 @@ Sums of terms and the final store keep the target's storage type.
 
 from __future__ import annotations
 
+from ..ndarray._sparse_array import new_sparse
 from ..ndarray.ndarray import NDArray, _empty
-from ..ndarray.sparse_array import new_sparse
 from ..operator import OpContext
 from ..operator.base import ADD_TO, NULL, WRITE_TO
 from ..operator.sparse import storage as st

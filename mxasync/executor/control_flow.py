@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _seams, autograd
+from ..ndarray._control_flow import concat, stack
 from ..ndarray._creation import zeros
-from ..ndarray.control_flow import concat, stack
 from ..operator import OpReqType
 from ..operator.base import Operator
 from ..operator.custom import _run

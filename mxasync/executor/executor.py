@@ -16,8 +16,8 @@ import numpy as np
 
 from ..base import MXAsyncError, MXAsyncValueError
 from ..ndarray._chunk import alloc_chunk
+from ..ndarray._sparse_array import new_sparse
 from ..ndarray.ndarray import NDArray, array, zeros
-from ..ndarray.sparse_array import new_sparse
 from ..operator import OpReqType
 from ..runtime.engine import Engine
 from ..symbol._cse import cse_enabled, eliminate_common_expr

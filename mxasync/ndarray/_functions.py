@@ -17,7 +17,6 @@ op (mirrored when the number comes first), two numbers give a number.
 
 from __future__ import annotations
 
-import math
 import operator
 
 import numpy as np
@@ -28,7 +27,7 @@ from ._invoke import invoke
 from .ndarray import NDArray, array
 
 __all__ = [
-    "add", "subtract", "multiply", "divide", "true_divide", "modulo", "power", "maximum", "minimum", "hypot",
+    "add", "subtract", "multiply", "divide", "true_divide", "modulo", "power", "maximum", "minimum",
     "equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal", "logical_and", "logical_or",
     "logical_xor", "concatenate", "moveaxis", "eye", "linspace", "onehot_encode", "histogram",
 ]
@@ -51,7 +50,6 @@ _BINARY = {
     "power": ("broadcast_power", "_power_scalar", "_rpower_scalar", operator.pow),
     "maximum": ("broadcast_maximum", "_maximum_scalar", "_maximum_scalar", max),
     "minimum": ("broadcast_minimum", "_minimum_scalar", "_minimum_scalar", min),
-    "hypot": ("broadcast_hypot", "_hypot_scalar", "_hypot_scalar", math.hypot),
     "equal": ("broadcast_equal", "_equal_scalar", "_equal_scalar", lambda a, b: float(a == b)),
     "not_equal": ("broadcast_not_equal", "_not_equal_scalar", "_not_equal_scalar", lambda a, b: float(a != b)),
     "greater": ("broadcast_greater", "_greater_scalar", "_lesser_scalar", lambda a, b: float(a > b)),
@@ -97,7 +95,6 @@ modulo = _make_binary("modulo", _BINARY["modulo"])
 power = _make_binary("power", _BINARY["power"])
 maximum = _make_binary("maximum", _BINARY["maximum"])
 minimum = _make_binary("minimum", _BINARY["minimum"])
-hypot = _make_binary("hypot", _BINARY["hypot"])
 equal = _make_binary("equal", _BINARY["equal"])
 not_equal = _make_binary("not_equal", _BINARY["not_equal"])
 greater = _make_binary("greater", _BINARY["greater"])

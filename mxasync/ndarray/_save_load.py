@@ -20,8 +20,8 @@ from ..runtime.context import BUILTIN_DEVICE_TYPES, Context, num_gpus
 from ..util import is_np_shape
 from ._chunk import alloc_chunk
 from ._serialization import ArrayRecord, dumps_arrays, load_arrays, loads_arrays, save_arrays
+from ._sparse_array import new_sparse
 from .ndarray import NDArray, _xp, array
-from .sparse_array import new_sparse
 
 __all__ = ["save", "load", "load_frombuffer", "dumps"]
 

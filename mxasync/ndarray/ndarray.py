@@ -409,7 +409,7 @@ class NDArray:
 
     def tostype(self, stype: str) -> NDArray:
         """This array in storage type ``stype`` ('default', 'row_sparse' or 'csr'): MXNet's cast_storage."""
-        from .sparse_array import cast, check_stype
+        from ._sparse_array import cast, check_stype
 
         return cast(self, check_stype(stype, "tostype"))
 

@@ -19,8 +19,8 @@ from ..operator.sparse import storage as st
 from ..operator.sparse.storage import CSR, DEFAULT, RSP
 from ..runtime.context import Context, current_context
 from ._invoke import invoke
+from ._sparse_array import BaseSparseNDArray, CSRNDArray, RowSparseNDArray, cast, new_sparse
 from .ndarray import NDArray, _xp
-from .sparse_array import BaseSparseNDArray, CSRNDArray, RowSparseNDArray, cast, new_sparse
 
 __all__ = ["BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "csr_matrix", "row_sparse_array", "zeros",
            "empty", "array", "add", "subtract", "multiply", "divide", "retain"]
@@ -79,7 +79,7 @@ def csr_matrix(arg1, shape=None, ctx: Context | None = None, dtype=None) -> CSRN
         data, indices, indptr = _host(data, dt), _host(indices, np.int64), _host(indptr, np.int64)
         if shape is None:
             shape = (len(indptr) - 1, int(indices.max()) + 1 if indices.size else 0)
-        from .sparse_array import check_value
+        from ._sparse_array import check_value
 
         check_value(CSR, tuple(shape), data, indices, indptr, full_check=False)
         value = st.csr_value(np, shape, data, indices, indptr)
@@ -126,7 +126,7 @@ def row_sparse_array(arg1, shape=None, ctx: Context | None = None, dtype=None) -
         order = np.argsort(indices, kind="stable")
         if np.any(order != np.arange(order.size)):
             indices, data = indices[order], data[order]
-        from .sparse_array import check_value
+        from ._sparse_array import check_value
 
         check_value(RSP, shape, data, indices, None, full_check=False)
         value = st.rsp_value(np, shape, np.ascontiguousarray(data), indices)

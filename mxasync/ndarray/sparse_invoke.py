@@ -10,8 +10,8 @@ from ..operator.sparse.dispatch import execute, plan_for, store, value_of
 from ..operator.sparse.storage import DEFAULT
 from ..runtime.engine import Engine
 from ..runtime.resource import ResourceManager
+from ._sparse_array import new_sparse
 from .ndarray import _empty, _xp
-from .sparse_array import new_sparse
 
 __all__ = ["invoke_sparse"]
 

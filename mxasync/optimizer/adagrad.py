@@ -1,7 +1,8 @@
 """AdaGrad (``mx.optimizer.AdaGrad``): per-coordinate steps scaled by the accumulated squared gradient.
 
 ``history += g**2``; ``w -= lr * (g / sqrt(history + eps) + wd * w)`` with
-``g = clip(rescale_grad * grad)``, as one ``adagrad_update`` engine op.
+``g = clip(rescale_grad * grad)``, as one ``_sparse_adagrad_update`` engine op
+(``mx.nd.sparse.adagrad_update``, MXNet's name; it takes dense gradients too).
 
 >>> import mxasync as mx
 >>> opt = mx.optimizer.AdaGrad(learning_rate=0.1, eps=0.0)
@@ -35,5 +36,5 @@ class AdaGrad(Optimizer):
         kwargs = {"rescale_grad": self.rescale_grad}
         if self.clip_gradient is not None:  # MXNet's dense AdaGrad clips whenever it is set
             kwargs["clip_gradient"] = self.clip_gradient
-        nd.adagrad_update(weight, grad, state, out=weight, lr=self._get_lr(index), wd=self._get_wd(index),
+        nd.sparse.adagrad_update(weight, grad, state, out=weight, lr=self._get_lr(index), wd=self._get_wd(index),
                           epsilon=self.float_stable_eps, **kwargs)

@@ -8,12 +8,11 @@ from ..operator.namespace import OpNamespace as _OpNamespace
 from . import _internal, contrib, image, linalg, random, sparse
 from ._arith import hypot, maximum, minimum, pow, power
 from ._creation import arange, eye, full, histogram, linspace, ones, zeros
-from ._naming import AttrScope, NameManager, Prefix
 from ._serialize import load, load_json
 from .register import make_function as _make_function
 from .symbol import Group, Symbol, Variable, var
 
-__all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "NameManager", "Prefix", "AttrScope",
+__all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json",
            "maximum", "minimum", "hypot", "power", "pow", "zeros", "ones", "full", "arange", "linspace", "eye",
            "histogram"]
 

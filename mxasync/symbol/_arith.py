@@ -3,9 +3,9 @@
 ``a + b`` is ``elemwise_add`` named ``_plus0``; ``a + 1`` is ``_plus_scalar``
 named ``_plusscalar0``; ``-a`` is ``a * -1.0``.
 
->>> from mxasync import symbol as sym
+>>> from mxasync import name, symbol as sym
 >>> a, b = sym.Variable("a"), sym.Variable("b")
->>> with sym.NameManager():
+>>> with name.NameManager():
 ...     (a + b).name, (2 - a).name, (a ** 2).name
 ('_plus0', '_rminusscalar0', '_powerscalar0')
 """

@@ -204,7 +204,7 @@ CASES = [
     Case("rmsprop_update", [((3,), (3,), (3,))], ref=_rmsprop, params=dict(lr=0.1),
          gens=[uniform(), uniform(), uniform(0.1, 1)], grad=False),
     Case("nag_mom_update", [((3,), (3,), (3,))], ref=_nag, params=dict(lr=0.1, momentum=0.9, wd=0.01), grad=False),
-    Case("adagrad_update", [((3,), (3,), (3,))], ref=_adagrad, params=dict(lr=0.1, wd=0.01),
+    Case("_sparse_adagrad_update", [((3,), (3,), (3,))], ref=_adagrad, params=dict(lr=0.1, wd=0.01),
          gens=[uniform(), uniform(), uniform(0.1, 1)], grad=False),
     Case("rmspropalex_update", [((3,), (3,), (3,), (3,), (3,))], ref=_rmspropalex, params=dict(lr=0.1),
          gens=[uniform(), uniform(), uniform(1, 2), uniform(-0.5, 0.5), uniform()], grad=False),

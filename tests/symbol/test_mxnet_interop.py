@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from mxasync import name as mx_name
 from mxasync import symbol as sym
 
 MX_PYTHON = Path(os.environ.get("MXASYNC_MXNET_PYTHON", "/work/venvs/mx191/bin/python"))
@@ -16,7 +17,7 @@ MX_PYTHON = Path(os.environ.get("MXASYNC_MXNET_PYTHON", "/work/venvs/mx191/bin/p
 
 @pytest.mark.skipif(not MX_PYTHON.exists(), reason="needs the MXNet 1.9.1 virtual environment")
 def test_mxnet_loads_our_symbols(tmp_path):
-    with sym.NameManager():
+    with mx_name.NameManager():
         h = sym.Convolution(sym.Variable("data"), kernel=(3, 3), num_filter=4, name="c1")
         h = sym.BatchNorm(h, fix_gamma=False)
         h = sym.Activation(h, act_type="relu") * 2 + 1

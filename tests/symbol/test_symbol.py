@@ -8,13 +8,14 @@ import pickle
 import numpy as np
 import pytest
 
-from mxasync import MXNetError
+from mxasync import AttrScope, MXNetError
+from mxasync import name as mx_name
 from mxasync import symbol as sym
 
 
 @pytest.fixture(autouse=True)
 def fresh_names():
-    with sym.NameManager():
+    with mx_name.NameManager():
         yield
 
 
@@ -55,7 +56,7 @@ def test_automatic_naming():
     bn = sym.BatchNorm(d)
     assert bn.list_auxiliary_states() == ["batchnorm0_moving_mean", "batchnorm0_moving_var"]
     assert bn.attr_dict()["batchnorm0_moving_var"]["__init__"] == '["one", {}]'
-    with sym.Prefix("net_"):
+    with mx_name.Prefix("net_"):
         assert sym.Activation(d, act_type="relu").name == "net_activation0"
 
 
@@ -126,7 +127,7 @@ def test_variable_attributes():
     d = v.attr_dict()["x"]
     assert d["__shape__"] == "(2, 3)" and d["__dtype__"] == "2" and d["lr_mult"] == "2" and d["foo"] == "bar"
     assert v.attr("lr_mult") == "2" and v.attr("nothere") is None
-    with sym.AttrScope(ctx_group="dev1"):
+    with AttrScope(ctx_group="dev1"):
         w = sym.Variable("w")
     assert w.attr("__ctx_group__") == "dev1"
     fc = sym.FullyConnected(v, num_hidden=3, name="fc")

@@ -4,7 +4,7 @@ Each node holds its subgraphs as symbol JSON (``body``; ``cond``/``func``; ``pre
 ``then_graph``/``else_graph``) and, per subgraph, ``*_locs``: the node input that feeds
 each subgraph input. Shapes and types are inferred through the subgraphs. Reading a
 subgraph and running one need the layers above this one, reached through two seams
-(``mxasync/_seams.py``): the symbol layer's reader (``mxasync/symbol/control_flow.py``) and
+(``mxasync/_seams.py``): the symbol layer's reader (``mxasync/symbol/_control_flow.py``) and
 the executor layer's operator that runs the loops on NDArrays (``mxasync/executor/control_flow.py``).
 
 Where mxasync differs from MXNet: the subgraphs are node attributes of mxasync's JSON

@@ -105,7 +105,7 @@ for _name, _fn, _what in (("brightness", _brightness, "scale the pixel values"),
                           ("saturation", _saturation, "blend with the pixel's grey level"),
                           ("hue", _hue, "rotate the hue")):
     defop(f"_image_random_{_name}", param=FactorParam, fwd=_random_adjust(_fn), shape=_rgb_shape,
-          dtype=_same_dtype, wants_ctx=True, fwd_res=(ResourceRequest.RANDOM,), aliases=(f"image_random_{_name}",),
+          dtype=_same_dtype, wants_ctx=True, fwd_res=(ResourceRequest.RANDOM,),
           doc=f"Draw a factor in [min_factor, max_factor] and {_what} by it.")
 
 
@@ -129,7 +129,7 @@ def _color_jitter(xp, p, op_ctx, x):
 
 
 defop("_image_random_color_jitter", param=ColorJitterParam, fwd=_color_jitter, shape=_rgb_shape,
-      dtype=_same_dtype, wants_ctx=True, fwd_res=(ResourceRequest.RANDOM,), aliases=("image_random_color_jitter",),
+      dtype=_same_dtype, wants_ctx=True, fwd_res=(ResourceRequest.RANDOM,),
       doc="Jitter brightness, contrast, saturation and hue in a random order.")
 
 
@@ -154,9 +154,9 @@ def _check_alpha(prop, in_shapes):
 
 
 defop("_image_adjust_lighting", param=AdjustLightingParam, fwd=lambda xp, p, x: _lighting(xp, x, p.alpha),
-      shape=_check_alpha, dtype=_same_dtype, aliases=("image_adjust_lighting",),
+      shape=_check_alpha, dtype=_same_dtype,
       doc="Add the RGB principal components weighted by alpha (AlexNet's lighting noise).")
 defop("_image_random_lighting", param=RandomLightingParam, wants_ctx=True, fwd_res=(ResourceRequest.RANDOM,),
       fwd=lambda xp, p, op_ctx, x: _lighting(xp, x, _rng(op_ctx).normal(0, p.alpha_std, 3)),
-      shape=_rgb_shape, dtype=_same_dtype, aliases=("image_random_lighting",),
+      shape=_rgb_shape, dtype=_same_dtype,
       doc="Add the RGB principal components weighted by N(0, alpha_std) draws (AlexNet's lighting noise).")

@@ -78,7 +78,7 @@ def _to_tensor(xp, p, x):
     return xp.transpose(x.astype("float32") / 255.0, axes)
 
 
-defop("_image_to_tensor", fwd=_to_tensor, shape=_to_tensor_shape, dtype=_float32, aliases=("image_to_tensor",),
+defop("_image_to_tensor", fwd=_to_tensor, shape=_to_tensor_shape, dtype=_float32,
       doc="(H, W, C) or (N, H, W, C) image in [0, 255] to a float32 (C, H, W) or (N, C, H, W) tensor in "
           "[0, 1].")
 
@@ -131,7 +131,7 @@ def _normalize_bwd(xp, p, og, ins, outs):
 
 
 defop("_image_normalize", param=NormalizeParam, fwd=_normalize, bwd=_normalize_bwd, deps="og",
-      shape=_normalize_shape, dtype=_same_dtype, aliases=("image_normalize",),
+      shape=_normalize_shape, dtype=_same_dtype,
       doc="(x - mean[c]) / std[c] over the channel axis of a (C, H, W) or (N, C, H, W) tensor.")
 
 
@@ -155,9 +155,9 @@ def _random_flip(axis):
 
 for _name, _axis, _what in (("left_right", -2, "width"), ("top_bottom", -3, "height")):
     defop(f"_image_flip_{_name}", fwd=_flip(_axis), bwd=_flip_bwd(_axis), deps="og", shape=_hwc_shape,
-          dtype=_same_dtype, aliases=(f"image_flip_{_name}",), doc=f"Reverse the {_what} axis of an image.")
+          dtype=_same_dtype, doc=f"Reverse the {_what} axis of an image.")
     defop(f"_image_random_flip_{_name}", fwd=_random_flip(_axis), shape=_hwc_shape, dtype=_same_dtype,
-          wants_ctx=True, fwd_res=(ResourceRequest.RANDOM,), aliases=(f"image_random_flip_{_name}",),
+          wants_ctx=True, fwd_res=(ResourceRequest.RANDOM,),
           doc=f"Reverse the {_what} axis of an image with probability 0.5.")
 
 
@@ -193,4 +193,4 @@ def _crop_bwd(xp, p, og, ins, outs):
 
 
 defop("_image_crop", param=CropParam, fwd=_crop, bwd=_crop_bwd, deps="og,in", shape=_crop_shape,
-      dtype=_same_dtype, aliases=("image_crop",), doc="The (x, y, width, height) window of an image.")
+      dtype=_same_dtype, doc="The (x, y, width, height) window of an image.")

@@ -264,7 +264,7 @@ def _cast(xp, out, dtype):
 
 
 defop("_image_resize", param=ResizeParam, fwd=_resize, shape=_resize_shape, dtype=_same_dtype,
-      aliases=("image_resize",), doc="Resize an (H, W, C) or (N, H, W, C) image with OpenCV's nearest, bilinear, "
+      doc="Resize an (H, W, C) or (N, H, W, C) image with OpenCV's nearest, bilinear, "
                                      "bicubic, area or Lanczos interpolation.")
 
 

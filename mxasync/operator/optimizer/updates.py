@@ -1,5 +1,5 @@
 """Optimizer update ops: sgd_update, sgd_mom_update, nag_mom_update, adam_update, rmsprop_update,
-rmspropalex_update, adagrad_update.
+rmspropalex_update, _sparse_adagrad_update (MXNet's name: ``mx.nd.sparse.adagrad_update``).
 
 They write the new weight to their output (pass ``out=weight`` to update in
 place) and update their state inputs in place; ``mutate_inputs()`` lists those,
@@ -154,7 +154,7 @@ defop("rmsprop_update", param=RMSPropParam, base=_UpdateProperty, arguments=("we
       fwd=_rmsprop, fwd_out="inplace", doc="RMSProp step; ``n`` updated in place.")
 defop("nag_mom_update", param=NAGMomParam, base=_UpdateProperty, arguments=("weight", "grad", "mom"),
       mutates=(2,), fwd=_nag, fwd_out="inplace", doc="Nesterov momentum step (MXNet's NAG); ``mom`` is updated in place.")
-defop("adagrad_update", param=AdaGradParam, base=_UpdateProperty, arguments=("weight", "grad", "history"),
+defop("_sparse_adagrad_update", param=AdaGradParam, base=_UpdateProperty, arguments=("weight", "grad", "history"),
       mutates=(2,), fwd=_adagrad, fwd_out="inplace",
       doc="AdaGrad step: ``history += g^2``; ``w -= lr * (g / sqrt(history + epsilon) + wd * w)``.")
 defop("rmspropalex_update", param=RMSPropAlexParam, base=_UpdateProperty,

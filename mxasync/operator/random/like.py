@@ -65,7 +65,7 @@ for _dist, (_params, _draw) in _LIKE.items():
     _param = create_model(f"Random{_dist.title().replace('_', '')}LikeParam", __base__=OpParam,
                           **{n: (float, Field(d, description=_MEANING[(_dist, n)])) for n, d in _params})
     defop(f"_random_{_dist}_like", param=_param, base=_LikeProperty, wants_ctx=True, deps="og",
-          fwd_res=(ResourceRequest.RANDOM,), aliases=(f"random_{_dist}_like",), fwd=_like_draw(_draw, _names),
+          fwd_res=(ResourceRequest.RANDOM,), fwd=_like_draw(_draw, _names),
           bwd=_no_grad, doc=f"Samples from the {_dist.replace('_', ' ')} distribution ({', '.join(_names)}) with "
                             "the shape and dtype of ``data``.")
 

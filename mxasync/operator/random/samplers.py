@@ -100,6 +100,6 @@ defop("_random_normal", param=NormalParam, base=_SamplerProperty, arguments=(), 
       fwd_res=(ResourceRequest.RANDOM,), aliases=("random_normal", "normal"),
       fwd=lambda xp, p, op_ctx: _normal(xp, p, op_ctx), doc="Samples from N(loc, scale**2).")
 defop("_random_randint", param=RandIntParam, base=_SamplerProperty, arguments=(), wants_ctx=True,
-      fwd_res=(ResourceRequest.RANDOM,), aliases=("random_randint", "randint"), default_dtype="int32",
+      fwd_res=(ResourceRequest.RANDOM,), aliases=("random_randint",), default_dtype="int32",
       fwd=lambda xp, p, op_ctx: xp.asarray(_rng(op_ctx).integers(p.low, p.high, size=p.shape)).astype(_dt(p, "int32")),
       doc="Integers sampled uniformly from [low, high).")

@@ -62,7 +62,6 @@ def _retain_bwd(xp, p, og, ins, outs):
 
 defop("_sparse_retain", arguments=("data", "indices"), shape=_retain_shape,
       dtype=lambda prop, t: ([t[0], t[1]], [t[0]], []), fwd=_retain_dense, bwd=_retain_bwd, deps="og,in",
-      aliases=("sparse_retain",),
       doc="The rows ``indices`` of row_sparse ``data`` (the other rows become zero).")
 
 

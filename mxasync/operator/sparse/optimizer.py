@@ -55,7 +55,7 @@ _update.wants_out = True
 
 # the updates MXNet 1.9.1 has row_sparse kernels for; the others (rmsprop, nag, signum, ...) fall back to
 # a dense gradient, hence update every row, as MXNet does
-for _name in ("sgd_update", "sgd_mom_update", "adam_update", "adagrad_update", "ftrl_update"):
+for _name in ("sgd_update", "sgd_mom_update", "adam_update", "_sparse_adagrad_update", "ftrl_update"):
     from ..registry import op_names
 
     if _name in op_names():  # the index's names: checking one loads nothing

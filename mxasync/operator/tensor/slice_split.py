@@ -4,7 +4,7 @@
 >>> p = get_op("split_v2").prepare(indices_or_sections=(2, 3))
 >>> p.list_outputs(), p.infer_shape([(6, 4)])[1]
 (['output0', 'output1', 'output2'], [(2, 4), (1, 4), (3, 4)])
->>> get_op("slice_assign_scalar").prepare(scalar=7, begin=(1,), end=(3,)).infer_shape([(4, 6)])[1]
+>>> get_op("_slice_assign_scalar").prepare(scalar=7, begin=(1,), end=(3,)).infer_shape([(4, 6)])[1]
 [(4, 6)]
 """
 
@@ -194,9 +194,9 @@ def _slice_assign_bwd(xp, p, og, ins, outs):
 
 
 defop("_slice_assign", param=SliceAssignParam, base=_SliceAssignProperty, arguments=("lhs", "rhs"),
-      aliases=("_crop_assign", "slice_assign"), deps="og", inplace=True, fwd=_slice_assign, bwd=_slice_assign_bwd,
+      aliases=("_crop_assign",), deps="og", inplace=True, fwd=_slice_assign, bwd=_slice_assign_bwd,
       doc="A copy of ``lhs`` with ``lhs[begin:end:step]`` replaced by ``rhs`` (of exactly that region's shape).")
 defop("_slice_assign_scalar", param=SliceAssignScalarParam, base=_SliceAssignProperty,
-      aliases=("_crop_assign_scalar", "slice_assign_scalar"), deps="og", inplace=True, fwd=_slice_assign_scalar,
+      aliases=("_crop_assign_scalar",), deps="og", inplace=True, fwd=_slice_assign_scalar,
       bwd=lambda xp, p, og, ins, outs: [_outside(xp, p, og[0])[0]],
       doc="A copy of ``data`` with ``data[begin:end:step]`` set to ``scalar``.")

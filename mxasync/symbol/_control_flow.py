@@ -20,7 +20,7 @@ import copy
 from collections import defaultdict
 
 from .. import _seams
-from ..ndarray.control_flow import flatten_nested, regroup_nested
+from ..ndarray._control_flow import flatten_nested, regroup_nested
 from ..ndarray.ndarray import NDArray
 from ..operator.contrib.control_flow import known
 from ._naming import AttrScope
