@@ -99,7 +99,7 @@ CASES = [
          params=dict(indices=(0, 2), axis=1), name="_split_v2-raw"),
     Case("_slice_assign", [((4, 5), (2, 2))], ref=_slice_assign,
          params=dict(begin=(1, 0), end=(3, 5), step=(1, 3)), gens=[uniform(), uniform(2, 3)]),
-    Case("slice_assign", [((4, 5), (2, 5))], ref=_slice_assign, params=dict(begin=(-1,), end=(0,), step=(-2,)),
+    Case("_slice_assign", [((4, 5), (2, 5))], ref=_slice_assign, params=dict(begin=(-1,), end=(0,), step=(-2,)),
          name="slice_assign-negative-step"),
     Case("_slice_assign_scalar", [((4, 5),)], ref=_slice_assign_scalar,
          params=dict(scalar=2.5, begin=(None, 1), end=(None, -1))),
