@@ -22,7 +22,7 @@ from ._contrib_updates import (  # noqa: E402 - MXNet's Python wrappers of the A
     multi_mp_adamw_update,
     multi_mp_lamb_update,
 )
-from .control_flow import cond, foreach, while_loop  # noqa: E402
+from ._control_flow import cond, foreach, while_loop  # noqa: E402
 
 __all__ += ["isinf", "isfinite", "isnan", "rand_zipfian", "foreach", "while_loop", "cond", "adamw_update",
             "mp_adamw_update", "multi_adamw_update", "multi_mp_adamw_update", "multi_lamb_update",
