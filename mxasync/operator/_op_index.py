@@ -107,6 +107,7 @@ OPS: dict[str, str] = {
     '_contrib_PSROIPooling': 'mxasync.operator.contrib.roi_align',
     '_contrib_Proposal': 'mxasync.operator.contrib.proposal',
     '_contrib_ROIAlign': 'mxasync.operator.contrib.roi_align',
+    '_contrib_RROIAlign': 'mxasync.operator.contrib.rroi_align',
     '_contrib_SparseEmbedding': 'mxasync.operator.sparse.indexing',
     '_contrib_SyncBatchNorm': 'mxasync.operator.contrib.sync_batch_norm',
     '_contrib_allclose': 'mxasync.operator.contrib.arrays',

@@ -144,3 +144,11 @@ CASES += [
          ref=lambda x, compute_size: (np.fft.ifft(x[..., 0::2] + 1j * x[..., 1::2], axis=-1)
                                       * (x.shape[-1] // 2)).real.astype(x.dtype)),
 ]
+
+
+# RROIAlign: values pinned against MXNet 1.9.1 in test_misc_ops.py; no gradient (as in MXNet)
+CASES += [
+    Case("_contrib_RROIAlign", [((1, 2, 5, 6), (2, 6))], check=lambda outs, inputs, params: None, grad=False,
+         params=dict(pooled_size=(2, 2), spatial_scale=1.0),
+         gens=[uniform(), lambda rng, shape, dtype: np.array([[0, 2.5, 2, 3, 2, 20], [0, 3, 3, 2, 4, -30]], dtype)]),
+]

@@ -1,6 +1,6 @@
 """The smaller ops of issue 24 against MXNet 1.9.1 (fixtures by fixtures_misc_ops/make_fixtures.py):
 IdentityAttachKLSparseReg (its penalty gradient and the aux state backward updates), BatchNormWithReLU in
-training, getnnz / edge_id on CSR matrices, _onehot_encode; and ccSGD / Test, MXNet's leftover optimizers."""
+training, getnnz / edge_id on CSR matrices, RROIAlign, _onehot_encode; and ccSGD / Test, MXNet's leftover optimizers."""
 
 from __future__ import annotations
 
@@ -48,6 +48,14 @@ def test_csr_graph_ops_match_mxnet():
     np.testing.assert_array_equal(mx.nd.contrib.getnnz(csr, axis=1).asnumpy(), REF["csr/nnz_rows"])
     got = mx.nd.contrib.edge_id(csr, mx.nd.array(REF["csr/u"]), mx.nd.array(REF["csr/v"]))
     np.testing.assert_allclose(got.asnumpy(), REF["csr/edge_id"])
+
+
+def test_rroi_align_matches_mxnet():
+    data, rois = mx.nd.array(REF["rroi/data"]), mx.nd.array(REF["rroi/rois"])
+    a = mx.nd.contrib.RROIAlign(data, rois, pooled_size=(2, 3), spatial_scale=1.0)
+    b = mx.nd.contrib.RROIAlign(data, rois, pooled_size=(3, 2), spatial_scale=0.5, sampling_ratio=2)
+    np.testing.assert_allclose(a.asnumpy(), REF["rroi/out_a"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(b.asnumpy(), REF["rroi/out_b"], rtol=1e-5, atol=1e-6)
 
 
 def test_onehot_encode_matches_mxnet():

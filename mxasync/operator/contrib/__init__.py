@@ -20,6 +20,7 @@ from . import (  # noqa: F401  (importing registers the ops)
     proposal,
     reset_arrays,
     roi_align,
+    rroi_align,
     spatial_resize,
     sync_batch_norm,
     transformer,

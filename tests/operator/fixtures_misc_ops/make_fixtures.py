@@ -1,7 +1,7 @@
 """Record MXNet 1.9.1's results for the smaller ops of issue 24 (tests/operator/test_misc_ops.py):
 IdentityAttachKLSparseReg through a bound executor (output, gradient, the aux state backward updates),
 contrib.BatchNormWithReLU under autograd in training (outputs, gradients, moving statistics),
-contrib.getnnz / contrib.edge_id on CSR matrices and _onehot_encode (MXNet cannot run _zeros_without_dtype
+contrib.getnnz / contrib.edge_id on CSR matrices, contrib.RROIAlign and _onehot_encode (MXNet cannot run _zeros_without_dtype
 imperatively: its dtype -1 is "unknown"). By hand only:
 
     /work/venvs/mx191/bin/python tests/operator/fixtures_misc_ops/make_fixtures.py
@@ -62,6 +62,16 @@ store.update({"csr/dense": dense.astype(f32), "csr/u": u, "csr/v": v,
 idx = np.array([2, 0, 3], f32)
 store["onehot/indices"] = idx
 store["onehot/out"] = mx.nd._internal._onehot_encode(mx.nd.array(idx), mx.nd.zeros((3, 4))).asnumpy()
+
+# RROIAlign (forward only: MXNet has no gradient), rotated ROIs inside, across and outside the map
+rdata = rng.standard_normal((2, 3, 7, 9)).astype(f32)
+rois = np.array([[0, 4.0, 3.0, 4.0, 3.0, 30.0], [1, 2.0, 5.0, 6.0, 2.0, -45.0], [0, 8.5, 6.5, 3.0, 5.0, 90.0],
+                 [1, 0.0, 0.0, 0.5, 0.5, 0.0], [0, 12.0, 9.0, 8.0, 6.0, 10.0]], f32)
+store.update({"rroi/data": rdata, "rroi/rois": rois})
+store["rroi/out_a"] = mx.nd.contrib.RROIAlign(mx.nd.array(rdata), mx.nd.array(rois), pooled_size=(2, 3),
+                                              spatial_scale=1.0).asnumpy()
+store["rroi/out_b"] = mx.nd.contrib.RROIAlign(mx.nd.array(rdata), mx.nd.array(rois), pooled_size=(3, 2),
+                                              spatial_scale=0.5, sampling_ratio=2).asnumpy()
 
 np.savez_compressed(HERE / "mxnet_ref.npz", **store)
 print(f"wrote {len(store)} arrays to {HERE / 'mxnet_ref.npz'}")
