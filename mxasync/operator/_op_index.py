@@ -128,6 +128,7 @@ OPS: dict[str, str] = {
     '_contrib_getnnz': 'mxasync.operator.contrib.csr_graph',
     '_contrib_gradientmultiplier': 'mxasync.operator.contrib.elemwise_extra',
     '_contrib_group_adagrad_update': 'mxasync.operator.optimizer.group_adagrad',
+    '_contrib_hawkesll': 'mxasync.operator.contrib.hawkes_ll',
     '_contrib_ifft': 'mxasync.operator.contrib.fft',
     '_contrib_index_array': 'mxasync.operator.contrib.arrays',
     '_contrib_index_copy': 'mxasync.operator.contrib.arrays',

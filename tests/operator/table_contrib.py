@@ -152,3 +152,32 @@ CASES += [
          params=dict(pooled_size=(2, 2), spatial_scale=1.0),
          gens=[uniform(), lambda rng, shape, dtype: np.array([[0, 2.5, 2, 3, 2, 20], [0, 3, 3, 2, 4, -30]], dtype)]),
 ]
+
+
+def _hawkesll(mu, alpha, beta, state, lags, marks, vl, max_time):
+    """The log likelihood and end memory, one event at a time (an independent loop)."""
+    n, k = mu.shape
+    ll, mem = np.zeros(n), state.astype(np.float64).copy()
+    for i in range(n):
+        last, t = np.zeros(k), 0.0
+        for j in range(int(vl[i])):
+            c = int(marks[i, j])
+            t += lags[i, j]
+            d = t - last[c]
+            ed = np.exp(-beta[c] * d)
+            ll[i] += np.log(mu[i, c] + alpha[c] * beta[c] * mem[i, c] * ed) - mu[i, c] * d \
+                - alpha[c] * mem[i, c] * (1 - ed)
+            mem[i, c] = 1 + mem[i, c] * ed
+            last[c] = t
+        d = max_time[i] - last
+        ed = np.exp(-beta * d)
+        ll[i] -= (mu[i] * d + alpha * mem[i] * (1 - ed)).sum()
+        mem[i] *= ed
+    return ll.astype(mu.dtype), mem.astype(mu.dtype)
+
+
+CASES += [
+    Case("_contrib_hawkesll", [((3, 2), (2,), (2,), (3, 2), (3, 4), (3, 4), (3,), (3,))], ref=_hawkesll,
+         gens=[uniform(0.5, 2), uniform(0.1, 0.5), uniform(0.5, 2), uniform(0, 1), uniform(0.1, 1), integers(0, 2),
+               integers(0, 5), uniform(5, 6)], wrt=(0, 1, 2)),
+]

@@ -1,6 +1,6 @@
 """The smaller ops of issue 24 against MXNet 1.9.1 (fixtures by fixtures_misc_ops/make_fixtures.py):
 IdentityAttachKLSparseReg (its penalty gradient and the aux state backward updates), BatchNormWithReLU in
-training, getnnz / edge_id on CSR matrices, RROIAlign, _onehot_encode; and ccSGD / Test, MXNet's leftover optimizers."""
+training, getnnz / edge_id on CSR matrices, RROIAlign, hawkesll, _onehot_encode; and ccSGD / Test, MXNet's leftover optimizers."""
 
 from __future__ import annotations
 
@@ -56,6 +56,21 @@ def test_rroi_align_matches_mxnet():
     b = mx.nd.contrib.RROIAlign(data, rois, pooled_size=(3, 2), spatial_scale=0.5, sampling_ratio=2)
     np.testing.assert_allclose(a.asnumpy(), REF["rroi/out_a"], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(b.asnumpy(), REF["rroi/out_b"], rtol=1e-5, atol=1e-6)
+
+
+def test_hawkesll_matches_mxnet():
+    names = ("lda", "alpha", "beta", "state", "lags", "marks", "valid_length", "max_time")
+    xs = {n: mx.nd.array(REF[f"hawkes/{n}"], dtype=REF[f"hawkes/{n}"].dtype) for n in names}
+    for n in ("lda", "alpha", "beta"):
+        xs[n].attach_grad()
+    with mx.autograd.record():
+        ll, mem = mx.nd.contrib.hawkesll(*xs.values())
+    ll.backward(mx.nd.array(REF["hawkes/head"]))
+    np.testing.assert_allclose(ll.asnumpy(), REF["hawkes/ll"], rtol=1e-5)
+    np.testing.assert_allclose(mem.asnumpy(), REF["hawkes/out_state"], rtol=1e-5, atol=1e-7)
+    for n in ("lda", "alpha", "beta"):
+        np.testing.assert_allclose(xs[n].grad.asnumpy(), REF[f"hawkes/grad_{n}"], rtol=1e-4, atol=1e-5,
+                                   err_msg=f"grad of {n}")
 
 
 def test_onehot_encode_matches_mxnet():

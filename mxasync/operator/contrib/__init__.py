@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (importing registers the ops)
     deformable_conv,
     elemwise_extra,
     fft,
+    hawkes_ll,
     krprod,
     multi_lars,
     multi_sum_sq,

@@ -1,7 +1,7 @@
 """Record MXNet 1.9.1's results for the smaller ops of issue 24 (tests/operator/test_misc_ops.py):
 IdentityAttachKLSparseReg through a bound executor (output, gradient, the aux state backward updates),
 contrib.BatchNormWithReLU under autograd in training (outputs, gradients, moving statistics),
-contrib.getnnz / contrib.edge_id on CSR matrices, contrib.RROIAlign and _onehot_encode (MXNet cannot run _zeros_without_dtype
+contrib.getnnz / contrib.edge_id on CSR matrices, contrib.RROIAlign, contrib.hawkesll and _onehot_encode (MXNet cannot run _zeros_without_dtype
 imperatively: its dtype -1 is "unknown"). By hand only:
 
     /work/venvs/mx191/bin/python tests/operator/fixtures_misc_ops/make_fixtures.py
@@ -72,6 +72,23 @@ store["rroi/out_a"] = mx.nd.contrib.RROIAlign(mx.nd.array(rdata), mx.nd.array(ro
                                               spatial_scale=1.0).asnumpy()
 store["rroi/out_b"] = mx.nd.contrib.RROIAlign(mx.nd.array(rdata), mx.nd.array(rois), pooled_size=(3, 2),
                                               spatial_scale=0.5, sampling_ratio=2).asnumpy()
+
+# hawkesll: log likelihood, memory, and the gradients of lda, alpha, beta (ragged sequences, one empty)
+N, K, T = 4, 3, 5
+hk = {"lda": rng.uniform(0.5, 2, (N, K)).astype(f32), "alpha": np.array([0.2, 0.3, 0.4], f32),
+      "beta": np.array([1.0, 2.0, 3.0], f32), "state": rng.uniform(0, 1, (N, K)).astype(f32),
+      "lags": rng.uniform(0.1, 1.0, (N, T)).astype(f32), "marks": rng.integers(0, K, (N, T)).astype(np.int32),
+      "valid_length": np.array([1, 3, 5, 0], f32), "max_time": np.array([6.0, 7.0, 8.0, 2.0], f32)}
+hx = {n: mx.nd.array(v, dtype=v.dtype) for n, v in hk.items()}
+for n in ("lda", "alpha", "beta"):
+    hx[n].attach_grad()
+with mx.autograd.record():
+    ll, mem = mx.nd.contrib.hawkesll(*hx.values())
+head = np.array([1.0, 0.5, 2.0, 1.5], f32)
+ll.backward(mx.nd.array(head))
+store.update({f"hawkes/{n}": v for n, v in hk.items()})
+store.update({"hawkes/head": head, "hawkes/ll": ll.asnumpy(), "hawkes/out_state": mem.asnumpy()})
+store.update({f"hawkes/grad_{n}": hx[n].grad.asnumpy() for n in ("lda", "alpha", "beta")})
 
 np.savez_compressed(HERE / "mxnet_ref.npz", **store)
 print(f"wrote {len(store)} arrays to {HERE / 'mxnet_ref.npz'}")
