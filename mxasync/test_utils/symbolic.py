@@ -250,7 +250,12 @@ def check_symbolic_backward(sym: Any, location: Any, out_grads: Any, expected: A
     names, out_names = sym.list_arguments(), sym.list_outputs()
     expected = _named(expected, names, "argument", fn)
     reqs = _grad_reqs(grad_req, names, fn)
-    orig = {k: np.random.normal(size=location[k].shape).astype(dtype) for k, r in reqs.items() if r != "null"}
+    def grad_dtype(k):  # "asnumpy": each gradient takes its expected array's dtype (MXNet's rule)
+        if dtype != "asnumpy":
+            return dtype
+        return expected[k].dtype if k in expected else location[k].dtype
+
+    orig = {k: np.random.normal(size=location[k].shape).astype(grad_dtype(k)) for k, r in reqs.items() if r != "null"}
     grads = _nd(orig, ctx, dtype, grad_stypes)
     orig = {k: g.asnumpy() for k, g in grads.items()}
     exe = sym.bind(ctx, args=_nd(location, ctx, dtype), args_grad=grads, grad_req=reqs,

@@ -323,3 +323,12 @@ def test_check_symbolic_backward_ignores_extra_head_gradients():
     want_x = np.where(xa > 0, 1.0, gam)
     want_g = np.where(xa > 0, 0.0, xa).sum(axis=0)
     check_symbolic_backward(y, [xa, gam], [np.ones((2, 2)), np.ones(2)], [want_x, want_g])  # MXNet's test_prelu
+
+
+def test_check_symbolic_backward_asnumpy_keeps_each_arrays_dtype():
+    from mxasync.test_utils import check_symbolic_backward
+
+    sym = mx.sym.softmax(data=mx.sym.Variable("data"), length=mx.sym.Variable("length"), use_length=True, axis=1)
+    location = {"data": mx.nd.array(np.random.rand(2, 3)), "length": mx.nd.array([2, 3], dtype="int32")}
+    check_symbolic_backward(sym, location, [np.ones((2, 3), dtype=np.float32)],  # MXNet's test_softmax_with_length
+                            [np.zeros((2, 3)), np.zeros(2, dtype=np.int32)], rtol=1e-2, atol=1e-3, dtype="asnumpy")
