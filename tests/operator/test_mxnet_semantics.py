@@ -332,3 +332,16 @@ def test_check_symbolic_backward_asnumpy_keeps_each_arrays_dtype():
     location = {"data": mx.nd.array(np.random.rand(2, 3)), "length": mx.nd.array([2, 3], dtype="int32")}
     check_symbolic_backward(sym, location, [np.ones((2, 3), dtype=np.float32)],  # MXNet's test_softmax_with_length
                             [np.zeros((2, 3)), np.zeros(2, dtype=np.int32)], rtol=1e-2, atol=1e-3, dtype="asnumpy")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8"])
+@pytest.mark.parametrize("is_ascend", [True, False])
+def test_topk_of_long_rows_keeps_the_stable_order_of_ties(dtype, is_ascend):
+    # long rows take a partition instead of a full sort (test_order's 100 x 300096 topk): same answer, ties too
+    x = np.random.default_rng(3).integers(-20, 20, size=(3, 6000)).astype(dtype)
+    for k in (1, 7, 300):
+        got = mx.nd.topk(mx.nd.array(x, dtype=dtype), axis=1, k=k, is_ascend=is_ascend, ret_typ="both")
+        key = x if is_ascend else -x.astype(np.int64)
+        want = np.argsort(key, axis=1, kind="stable")[:, :k]
+        np.testing.assert_array_equal(got[1].asnumpy(), want)
+        np.testing.assert_array_equal(got[0].asnumpy(), np.take_along_axis(x, want, axis=1))
