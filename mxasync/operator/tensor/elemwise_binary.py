@@ -25,10 +25,15 @@ from ..params import OpParam
 __all__ = ["BINARY_OPS", "SCALAR_OPS"]
 
 
+def _integer(x) -> bool:
+    # an NDArray (recorded higher-order gradients) gives its dtype as a numpy type, not a np.dtype
+    return _np.dtype(getattr(x, "dtype", type(x))).kind in "iu"
+
+
 def _floor_div(xp, a, b):
     """``floor(a / b)`` for mod's gradient; integers stay integers (0 where b is 0), so a zero head
     gradient gives a zero gradient rather than 0 * inf cast to int."""
-    if getattr(a, "dtype", _np.dtype(type(a))).kind in "iu" and getattr(b, "dtype", _np.dtype(type(b))).kind in "iu":
+    if _integer(a) and _integer(b):
         zero = b == 0
         return xp.where(zero, 0, a // xp.where(zero, 1, b))
     return xp.floor(a / b)
