@@ -59,8 +59,10 @@ def test_nested_split_runs_inline_in_helpers(two_threads):
 
     def fn(lo, hi):
         me = threading.current_thread().name
-        # same cut as anywhere (the bits must not depend on the thread), every chunk in this thread
-        parallel.split(lambda a, b: inner.append((b - a, threading.current_thread().name == me)), 4)
+        in_helper = getattr(parallel._local, "helper", False)
+        # same cut as anywhere (the bits must not depend on the thread); inside a helper every chunk
+        # runs in that helper (a split from the calling thread may hand chunks to an idle helper)
+        parallel.split(lambda a, b: inner.append((b - a, not in_helper or threading.current_thread().name == me)), 4)
 
     for _ in range(20):
         parallel.split(fn, 4)
