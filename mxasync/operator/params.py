@@ -148,10 +148,10 @@ class OpParam(BaseModel):
 
     @classmethod
     def none_is_a_value(cls, name: str) -> bool:
-        """Whether ``name=None`` means something other than the default (``sort(axis=None)`` flattens where
-        the default sorts the last axis): the field takes None and its default is not None."""
+        """Whether ``name=None`` is a value the field takes (``sort(axis=None)`` flattens, ``slice_axis(end=None)``
+        runs to the end), so a symbol keeps it as MXNet does (the string "None"): the field accepts None."""
         field = cls.model_fields.get(name)
-        return field is not None and field.default is not None and _accepts_none(field.annotation)
+        return field is not None and _accepts_none(field.annotation)
 
     def to_strings(self, only_set: bool = False) -> dict[str, str]:
         """The attributes as symbol JSON stores them (every field, or only those set explicitly)."""

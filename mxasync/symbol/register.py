@@ -50,8 +50,8 @@ def create(op_name: str, args: list, kwargs: dict[str, Any], name: str | None = 
 
     opdef = get_op(op_name)
     inputs_by_name = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
-    # None leaves a param at its default, except where None is a value of its own (sort's axis=None: flatten),
-    # which MXNet keeps as the string "None"
+    # None leaves a param at its default, except where the param takes None as a value (sort's axis=None,
+    # slice_axis's end=None), which MXNet keeps as the string "None" (and needs, where the param is required)
     attrs = {k: _attr_string(v) for k, v in kwargs.items()
              if k not in inputs_by_name and (v is not None or opdef.param_cls.none_is_a_value(k))}
     args = [a for a in args if a is not None]

@@ -178,3 +178,20 @@ def test_load_mxnet_files():
     ours.pop("node_row_ptr"), theirs.pop("node_row_ptr")
     assert ours == theirs
     assert np.array_equal(json.loads(net.tojson())["arg_nodes"], theirs["arg_nodes"])
+
+
+def test_an_explicit_none_is_kept_where_the_param_takes_none():
+    """MXNet writes a None given to a param that takes None as the string "None" (slice_axis's end is
+    required there: a JSON without it does not load in MXNet), and leaves other Nones out."""
+    import json
+
+    import mxasync as mx
+
+    x = mx.sym.var("x")
+    attrs = lambda s: json.loads(s.tojson())["nodes"][-1]["attrs"]  # noqa: E731
+    assert attrs(mx.sym.slice_axis(x, axis=0, begin=1, end=None)) == {"axis": "0", "begin": "1", "end": "None"}
+    assert attrs(mx.sym.sort(x, axis=None)) == {"axis": "None"}
+    assert attrs(mx.sym.FullyConnected(x, num_hidden=3, flatten=None))["num_hidden"] == "3"
+    assert "flatten" not in attrs(mx.sym.FullyConnected(x, num_hidden=3, flatten=None))
+    s = mx.sym.load_json(mx.sym.slice_axis(x, axis=0, begin=1, end=None).tojson())
+    assert s.eval(x=mx.nd.arange(5))[0].asnumpy().tolist() == [1, 2, 3, 4]
