@@ -184,5 +184,5 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | {f"pdf_{d}" for d in _PDF})
+def __dir__() -> list[str]:  # the samplers and densities, not the helpers this module imports
+    return sorted({n for n in globals() if n.startswith("_") or n in __all__} | {f"pdf_{d}" for d in _PDF})

@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 from .registry import op_names
@@ -92,5 +93,9 @@ class OpNamespace:
         return value
 
     def dir(self) -> list[str]:
-        """``module.__dir__``: the module's own names and every op it shows."""
-        return sorted(set(self._namespace) | self.names())
+        """``module.__dir__``: every op it shows, the module's ``__all__``, submodules and private names
+        (not the helpers it imports, such as ``Any``: ``dir`` is what editors and users browse)."""
+        ns = self._namespace
+        listed = set(ns.get("__all__", ()))
+        own = {n for n, v in ns.items() if n.startswith("_") or n in listed or isinstance(v, ModuleType)}
+        return sorted(own | self.names())

@@ -68,7 +68,7 @@ def _box_iou(xp, p, lhs, rhs):
 
 
 defop("_contrib_box_iou", param=BoxIouParam, base=_BoxIouProperty, arguments=("lhs", "rhs"), fwd=_box_iou,
-      zero_gradient=True, bwd=_zero_grad, deps="in", aliases=("_contrib_box_overlap",),
+      zero_gradient=True, bwd=_zero_grad, deps="in",
       doc="Intersection over union of every box of lhs with every box of rhs: shape lhs[:-1] + rhs[:-1].")
 
 

@@ -51,7 +51,7 @@ def _syevd_bwd(xp, p, og, ins, outs):
     return [xp.matmul(_T(u), xp.matmul(y, u))]
 
 
-defop("_linalg_syevd", arguments=("A",), outputs=("U", "L"), aliases=("linalg_syevd",), deps="og,out",
+defop("_linalg_syevd", arguments=("A",), outputs=("U", "L"), deps="og,out",
       shape=_shapes(_shape, nout=2), fwd=_syevd, bwd=_syevd_bwd,
       doc="Eigendecomposition of symmetric matrices: U (eigenvectors as rows, each row's largest-magnitude entry "
           "positive) and the ascending eigenvalues L, ``U A = diag(L) U``.")

@@ -78,7 +78,7 @@ def _dense(xp, p, w, g, history):
 
 
 defop("_contrib_group_adagrad_update", param=GroupAdagradParam, base=_GroupAdagradProperty,
-      arguments=("weight", "grad", "history"), mutates=(2,), fwd=_dense, aliases=("group_adagrad_update",),
+      arguments=("weight", "grad", "history"), mutates=(2,), fwd=_dense,
       doc="Group AdaGrad (one learning-rate scale per row): ``history += mean(g^2, axis=1)``; "
           "``weight -= lr * g / sqrt(history + epsilon)`` with ``g = clip(rescale_grad * grad)``; "
           "``history`` is updated in place, only the gradient's rows move (lazy for row_sparse).")
