@@ -104,9 +104,10 @@ class _GraphNode:
     label = "_CachedOp"
     zero_gradient = False
 
-    def __init__(self, state: _State, repeated: list):
+    def __init__(self, state: _State, repeated: list, symbol=None, input_names: tuple = ()):
         self.state = state
         self.repeated = repeated
+        self.symbol, self.input_names = symbol, input_names  # the call's graph, for autograd.get_symbol
 
     def backward_graph(self, out_grads: list, want: list, train_mode: bool) -> list:
         """Push the executor's backward; return one gradient array (or None) per input of the call."""
@@ -187,7 +188,7 @@ class CachedGraph:
             exe.forward(is_train=autograd.is_training())
             outs = [o.copyto(ctx) for o in exe.outputs]
             if need:
-                _tape.record_op(_GraphNode(state, self._repeated), ctx, list(inputs), [], outs, autograd.is_training())
+                _tape.record_op(_GraphNode(state, self._repeated, self._sym, tuple(self._input_names)), ctx, list(inputs), [], outs, autograd.is_training())
                 state.owner = weakref.ref(outs[0])
         return outs
 

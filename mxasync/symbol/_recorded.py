@@ -45,7 +45,12 @@ def get_symbol(x: NDArray):
                 raise MXAsyncError(f"get_symbol: {node.prop.label} has no symbolic form")
             ins = [symbol_of(a, ie) for a, ie in zip(node.inputs, node.in_ag, strict=True)]
             ins += [leaf(id(a)) for a in node.aux]
-            sym = built[id(node)] = create(node.prop.op_name, ins, node.prop.params.to_strings(only_set=True))
+            subgraph = getattr(node.prop, "symbol", None)
+            if subgraph is not None:  # a hybridized block's call: its graph, fed by the recorded inputs
+                sym = subgraph(**dict(zip(node.prop.input_names, ins, strict=True)))
+            else:
+                sym = create(node.prop.op_name, ins, node.prop.params.to_strings(only_set=True))
+            built[id(node)] = sym
         return sym[e.index] if len(sym.list_outputs()) > 1 else sym
 
     return symbol_of(x, x._ag)

@@ -103,3 +103,23 @@ def test_recorded_indexing_with_new_axes(key):
     want[key] = 1
     assert y.shape == (a[key].shape or (1,))
     np.testing.assert_array_equal(x.grad.asnumpy(), want)
+
+
+def test_get_symbol_through_a_hybridized_block():
+    """A hybridized call is one node on the tape; its symbol is the block's graph fed by the recorded inputs
+    (it raised AttributeError: '_GraphNode' object has no attribute 'params')."""
+    from mxasync.gluon import nn
+
+    net = nn.HybridSequential()
+    net.add(nn.Dense(4, activation="relu"), nn.Dense(3))
+    net.initialize()
+    net.hybridize()
+    x = mx.nd.array(np.arange(10, dtype=np.float32).reshape(2, 5) / 10)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = net(x) * 2
+    s = mx.autograd.get_symbol(y)
+    params = [p.data() for p in net.collect_params().values()]
+    assert len(s.list_arguments()) == 1 + len(params)
+    out = s.eval(**dict(zip(s.list_arguments(), [x, *params], strict=True)))[0]
+    np.testing.assert_allclose(out.asnumpy(), y.asnumpy(), rtol=1e-6)
