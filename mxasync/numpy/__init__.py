@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as _onp
 
-from . import _internal, linalg, random
+from . import _internal, fallback, fallback_linalg, linalg, random
 from ._api_registry import FUNCS as _FUNCS
 from ._api_registry import ND as _ND
 from .multiarray import array, ndarray
@@ -35,3 +35,9 @@ PZERO, NZERO = 0.0, -0.0
 finfo, iinfo, promote_types, result_type = _onp.finfo, _onp.iinfo, _onp.promote_types, _onp.result_type
 __all__ += ["bool_", "int8", "int32", "int64", "uint8", "float16", "float32", "float64", "dtype", "pi", "e",
             "inf", "nan", "newaxis", "finfo", "promote_types", "result_type"]
+
+# what MXNet runs with official NumPy, where there is no op (mx.np.fallback)
+_FALLBACKS = {n: getattr(fallback, n) for n in [*fallback.__all__, "genfromtxt", "set_printoptions"]
+              if n not in _FUNCS and n not in globals()}
+globals().update(_FALLBACKS)
+__all__ += list(_FALLBACKS)

@@ -43,6 +43,8 @@ def _back(x, ctx):
 
     if isinstance(x, _np.ndarray):
         return array(x, dtype=x.dtype, ctx=ctx)
+    if isinstance(x, tuple) and hasattr(x, "_fields"):  # NumPy 2's named results (QRResult, ...)
+        return type(x)(*(_back(v, ctx) for v in x))
     if isinstance(x, (list, tuple)):
         return type(x)(_back(v, ctx) for v in x)
     return x
