@@ -29,7 +29,7 @@ def activation(xp: Any, data: Array, act_type: str, out: Array | None = None) ->
     if out is not None and act_type in ("relu", "sigmoid", "tanh"):
         return split_flat(xp, _ACT_INTO[act_type], out, data)
     if act_type == "relu":
-        return xp.maximum(data, 0)
+        return _relu(xp, data)(data, 0)
     if act_type == "sigmoid":
         return 1.0 / (1.0 + xp.exp(-data))
     if act_type == "tanh":
@@ -49,7 +49,13 @@ def _sigmoid_into(xp, x, out):
     return xp.reciprocal(out, out=out)
 
 
-_ACT_INTO = {"relu": lambda xp, x, out: xp.maximum(x, 0, out=out), "sigmoid": _sigmoid_into,
+def _relu(xp, x):
+    """MXNet 1.9.1's CPU Activation relu: float32 (its oneDNN kernel) turns NaN into 0, float16 and
+    float64 keep NaN (as the ``relu`` op always does)."""
+    return xp.fmax if x.dtype == "float32" else xp.maximum
+
+
+_ACT_INTO = {"relu": lambda xp, x, out: _relu(xp, x)(x, 0, out=out), "sigmoid": _sigmoid_into,
              "tanh": lambda xp, x, out: xp.tanh(x, out=out)}
 
 

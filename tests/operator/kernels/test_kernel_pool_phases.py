@@ -61,7 +61,9 @@ def _geometry(shape, params):
 
 def max_pool_loops(x, head, params):
     """Max pooling forward and backward one window at a time, padded as MXNet pads (the lowest finite
-    value): the gradient goes to the first element, in row-major order, equal to the window's max."""
+    value): the gradient goes to the first element, in row-major order, equal to the window's max.
+    NaNs never win (MXNet's running max starts at the lowest finite value and a NaN never compares
+    greater), so a window of NaNs only gives that value and no gradient."""
     kernel, stride, before, after, osp = _geometry(x.shape, params)
     xpad = np.pad(x, ((0, 0), (0, 0)) + tuple(zip(before, after, strict=True)),
                   constant_values=np.finfo(x.dtype).min)
@@ -71,10 +73,11 @@ def max_pool_loops(x, head, params):
         for pos in itertools.product(*map(range, osp)):
             corner = [p * s for p, s in zip(pos, stride, strict=True)]
             window = xpad[(n, c) + tuple(slice(a, a + k) for a, k in zip(corner, kernel, strict=True))]
-            peak = window.max()
+            peak = np.fmax.reduce(window.reshape(-1), initial=np.finfo(x.dtype).min)
             out[(n, c) + pos] = peak
-            if peak == peak:  # a window holding a NaN gives no gradient
-                first = np.unravel_index(np.flatnonzero(window.reshape(-1) == peak)[0], kernel)
+            hits = np.flatnonzero(window.reshape(-1) == peak)
+            if hits.size:
+                first = np.unravel_index(hits[0], kernel)
                 gpad[(n, c) + tuple(a + f for a, f in zip(corner, first, strict=True))] += head[(n, c) + pos]
     inner = tuple(slice(b, b + d) for b, d in zip(before, x.shape[2:], strict=True))
     return out, gpad[(Ellipsis,) + inner]
@@ -123,14 +126,16 @@ def test_phase_grid_matches_strided_views(shape, params, kind, dtype, rng, strid
 
 
 @pytest.mark.parametrize("shape,params", GEOMETRIES[2:4] + DISJOINT[:1], ids=_ids(GEOMETRIES[2:4] + DISJOINT[:1]))
-def test_nan_windows_propagate_and_get_no_gradient(shape, params, rng, strided):
+def test_nans_are_skipped_as_mxnet_does(shape, params, rng, strided):
     x = _ties(rng, shape, np.float64)
     x[0, 0, 1, 2] = np.nan
+    x[1, 1, :4, :4] = np.nan  # whole windows of NaNs: the lowest finite value, no gradient
     head = rng.standard_normal(pooling(np, x, **params).shape)
     want_out, want_grad = max_pool_loops(x, head, params)
     out = pooling(np, x, **params)
-    assert np.isnan(out).any()
-    np.testing.assert_array_equal(out, want_out)  # NaN where the window holds one
+    assert not np.isnan(out).any() and (out == np.finfo(x.dtype).min).any()
+    np.testing.assert_array_equal(out, want_out)
+    np.testing.assert_array_equal(out, strided(lambda: pooling(np, x, **params)))
     grad = pooling_backward(np, head, x, out=out, **params)
     np.testing.assert_allclose(grad, want_grad, rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(grad, strided(lambda: pooling_backward(np, head, x, out=out, **params)))
