@@ -139,7 +139,8 @@ class BaseSparseNDArray(NDArray):
 
     def __setitem__(self, key, value) -> None:
         """``x[:] = value``: the whole array, from an NDArray of any storage type, a numpy array or a
-        scalar (non-zero scalars are refused, as in MXNet)."""
+        scalar (as MXNet: a row_sparse array filled with a non-zero scalar stores every row, which is
+        how ``init.Constant`` initialises a row_sparse weight; csr refuses non-zero scalars)."""
         if not (isinstance(key, slice) and key == slice(None)):
             raise MXAsyncError(f"{type(self).__name__}.__setitem__: only x[:] = value is supported, got key {key!r}")
         if isinstance(value, NDArray):
@@ -149,10 +150,10 @@ class BaseSparseNDArray(NDArray):
                 _store(value, self, "_copyto")
             return
         if np.isscalar(value):
-            if value != 0:
-                raise MXAsyncError(f"{type(self).__name__}.__setitem__: assigning the non-zero scalar {value!r} "
-                                   "would make the array dense; use a dense array")
-            value = np.zeros(self.shape, self._data.dtype)
+            if value != 0 and self.stype == "csr":
+                raise MXAsyncError(f"CSRNDArray.__setitem__: assigning the non-zero scalar {value!r} is not "
+                                   "supported (as in MXNet); use a dense array")
+            value = np.full(self.shape, value, self._data.dtype)
         from ._creation import array
 
         _store(array(np.asarray(value), ctx=self._ctx, dtype=self.dtype), self, "_copyto")

@@ -182,3 +182,28 @@ def test_huge_csr_dot_and_lazy_update_in_bounded_memory():
     np.testing.assert_allclose(w.asnumpy()[rows, 0], 1 - 0.1 * colsum[rows], rtol=1e-5)
     untouched = np.setdiff1d(np.arange(100), g.indices.asnumpy())
     assert (w.asnumpy()[untouched] == 1).all()
+
+
+def test_scalar_assignment_follows_mxnet():
+    """MXNet 1.9.1: a row_sparse x[:] = 2.0 stores every row (init.Constant on a row_sparse weight in
+    Module relies on it); csr refuses non-zero scalars."""
+    import mxasync as mx
+
+    rsp = mx.nd.sparse.zeros("row_sparse", (4, 2))
+    rsp[:] = 2.0
+    assert rsp.stype == "row_sparse" and rsp.indices.asnumpy().tolist() == [0, 1, 2, 3]
+    assert (rsp.asnumpy() == 2).all()
+    csr = mx.nd.sparse.zeros("csr", (2, 2))
+    with pytest.raises(mx.MXNetError, match="CSRNDArray.__setitem__: assigning the non-zero scalar 2.0"):
+        csr[:] = 2.0
+
+
+def test_module_initialises_a_row_sparse_weight_with_a_constant():
+    import mxasync as mx
+
+    x = mx.sym.Variable("data", stype="csr")
+    w = mx.sym.Variable("weight", shape=(10, 2), init=mx.init.Constant(2.0), stype="row_sparse")
+    mod = mx.mod.Module(mx.sym.sparse.dot(x, w), label_names=None)
+    mod.bind(data_shapes=[("data", (10, 10))])
+    mod.init_params()
+    assert (mod.get_params()[0]["weight"].asnumpy() == 2).all()
