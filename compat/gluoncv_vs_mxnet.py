@@ -8,10 +8,12 @@ Two steps, two interpreters (see docs/porting.md)::
     mxasync run compat/gluoncv_vs_mxnet.py check /tmp/gcv-ref [model ...]
 
 Step 1 writes, per model, ``NAME.params`` (``save_parameters``), ``NAME.npz`` (the input and every
-output) and a JSON line; BatchNorm running statistics are set to random values first, so that
-inference really uses them.  Step 2 prints one JSON line per model: whether every output matches
+output) and a JSON line; BatchNorm's gamma, beta and running statistics are set to random values
+first (running variances in 0.5..1.5), so that inference really uses them.  Step 2 prints one JSON line per model: whether every output matches
 (same shapes and largest error under 1e-3 of the output's largest magnitude), the largest
-absolute and relative error, or the error raised with the file and line.  Models are built with
+absolute and relative error, or the error raised with the file and line; for detection models also
+``pre_rel``, the relative error of the input of their first ``box_nms`` or ``topk`` (post-processing
+that can list near-equal scores in another order).  Models are built with
 ``pretrained=False`` and, where the constructor accepts it, ``pretrained_base=False``; the ones
 that cannot build offline say so in step 1.
 """
@@ -43,8 +45,8 @@ DET = {
 }
 SEG = {"fcn_resnet50_voc": 256, "psp_resnet50_ade": 480, "deeplab_resnet50_ade": 256,
        "icnet_resnet50_citys": 256, "fastscnn_citys": 256, "danet_resnet50_citys": 256}
-# GluonCV gives these SSDs' BatchNorm gammas a Xavier initializer of their own, which MXNet refuses
-# for vectors whatever the global one is unless it is the default: they get the default initializer
+# these SSDs' extra layers hand every parameter (BatchNorm's gamma and statistics too) to the global
+# initializer as a weight, which Xavier refuses for vectors: they get MXNet's default, Uniform(0.07)
 DEFAULT_INIT = {"ssd_512_resnet50_v1_voc", "ssd_512_mobilenet1.0_voc"}
 POSE = ["simple_pose_resnet18_v1b", "simple_pose_resnet50_v1b", "mobile_pose_mobilenetv3_small"]
 
@@ -99,10 +101,29 @@ def _flat(out) -> list:
 
 
 def _run(net, x):
+    """The outputs, and the input of the first ``contrib.box_nms`` or ``topk`` (detection post-processing)
+    or None: wrapped for this call only, so that a mismatch can be told apart from a different order
+    among (near-)equal scores."""
     import mxnet as mx
 
-    with mx.autograd.predict_mode():
-        return _flat(net(x))
+    seen = []
+    originals = {(mx.nd.contrib, "box_nms"): mx.nd.contrib.box_nms, (mx.nd, "topk"): mx.nd.topk}
+
+    def _spy(fn):
+        def run(data, *args, **kwargs):
+            if not seen:
+                seen.append(data.asnumpy())
+            return fn(data, *args, **kwargs)
+        return run
+
+    for (where, attr), fn in originals.items():
+        setattr(where, attr, _spy(fn))
+    try:
+        with mx.autograd.predict_mode():
+            return _flat(net(x)), (seen[0] if seen else None)
+    finally:
+        for (where, attr), fn in originals.items():
+            setattr(where, attr, fn)
 
 
 def ref(folder: str, name: str) -> dict:
@@ -116,14 +137,15 @@ def ref(folder: str, name: str) -> dict:
     rng = np.random.default_rng(0)
     x = mx.nd.array(rng.uniform(-1, 1, input_shape(name)).astype(np.float32))
     _run(net, x)  # finishes deferred initialization
-    for pname, p in net.collect_params().items():
-        if pname.endswith("running_mean"):
+    for pname, p in net.collect_params().items():  # Gluon's BatchNorm says running_, symbols' moving_
+        if pname.endswith(("running_mean", "moving_mean", "_beta")):
             p.set_data(mx.nd.array(rng.uniform(-0.1, 0.1, p.shape)))
-        elif pname.endswith("running_var"):
+        elif pname.endswith(("running_var", "moving_var", "_gamma")):
             p.set_data(mx.nd.array(rng.uniform(0.5, 1.5, p.shape)))
-    outs = _run(net, x)
+    outs, pre = _run(net, x)
     net.save_parameters(os.path.join(folder, name + ".params"))
-    np.savez(os.path.join(folder, name + ".npz"), *outs, x=x.asnumpy())
+    extra = {} if pre is None else {"pre": pre}
+    np.savez(os.path.join(folder, name + ".npz"), *outs, x=x.asnumpy(), **extra)
     row["outputs"] = [list(o.shape) for o in outs]
     return row
 
@@ -137,10 +159,12 @@ def check(folder: str, name: str) -> dict:
             setattr(np, alias, kind)
     row = {"model": name}
     data = np.load(os.path.join(folder, name + ".npz"))
-    want = [data[f"arr_{i}"] for i in range(len(data.files) - 1)]
+    want = [data[f"arr_{i}"] for i in range(sum(k.startswith("arr_") for k in data.files))]
     net = _build(name)
     net.load_parameters(os.path.join(folder, name + ".params"))
-    got = _run(net, mx.nd.array(data["x"]))
+    got, pre = _run(net, mx.nd.array(data["x"]))
+    if "pre" in data.files and pre is not None and pre.shape == data["pre"].shape:
+        row["pre_rel"] = float(np.abs(pre.astype(np.float64) - data["pre"]).max() / (np.abs(data["pre"]).max() + 1e-6))
     if [g.shape for g in got] != [w.shape for w in want]:
         row["match"] = False
         row["error"] = f"shapes {[g.shape for g in got]} vs MXNet {[w.shape for w in want]}"
