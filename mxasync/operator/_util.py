@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["norm_axes", "unbroadcast", "broadcast_shape", "reduce_axes", "prod"]
+__all__ = ["norm_axes", "unbroadcast", "broadcast_shape", "reduce_axes", "prod", "check_roi_inputs"]
 
 
 def prod(shape) -> int:
@@ -69,3 +69,11 @@ def unbroadcast(xp, g: Any, shape: tuple) -> Any:
     if axes:
         g = g.sum(axis=axes, keepdims=True)
     return g.reshape(shape)
+
+
+def check_roi_inputs(prop, d, rois) -> None:
+    """The region-pooling ops' inputs: (N, C, H, W) feature maps and (R, 5) regions."""
+    if len(d) != 4:
+        raise prop.error(f"data has shape {tuple(d)}; it must be (N, C, H, W)")
+    if len(rois) != 2 or rois[1] != 5:
+        raise prop.error(f"rois has shape {tuple(rois)}; it must be (R, 5): [batch_index, x1, y1, x2, y2]")

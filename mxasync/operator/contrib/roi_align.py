@@ -33,6 +33,7 @@ import importlib
 import numpy as np
 from pydantic import Field
 
+from .._util import check_roi_inputs
 from ..functional import FunctionalProperty, defop
 from ..params import OpParam
 
@@ -63,10 +64,7 @@ class _ROIAlignProperty(FunctionalProperty):
         d, rois = in_shapes
         if d is None or rois is None:
             return list(in_shapes), [None], []
-        if len(d) != 4:
-            raise self.error(f"data has shape {tuple(d)}; it must be (N, C, H, W)")
-        if len(rois) != 2 or rois[1] != 5:
-            raise self.error(f"rois has shape {tuple(rois)}; it must be (R, 5): [batch_index, x1, y1, x2, y2]")
+        check_roi_inputs(self, d, rois)
         ph, pw = self.params.pooled_size
         if ph <= 0 or pw <= 0:
             raise self.error(f"pooled_size={self.params.pooled_size} must be positive")
@@ -194,10 +192,7 @@ class _PSROIProperty(FunctionalProperty):
         d, rois = in_shapes
         if d is None or rois is None:
             return list(in_shapes), [None], []
-        if len(d) != 4:
-            raise self.error(f"data has shape {tuple(d)}; it must be (N, C, H, W)")
-        if len(rois) != 2 or rois[1] != 5:
-            raise self.error(f"rois has shape {tuple(rois)}; it must be (R, 5): [batch_index, x1, y1, x2, y2]")
+        check_roi_inputs(self, d, rois)
         p, g = self.params, _group(self.params)
         if d[1] != p.output_dim * g * g:
             raise self.error(f"data has {d[1]} channels but output_dim={p.output_dim} and group_size={g} "

@@ -20,6 +20,7 @@ import math
 
 from pydantic import Field
 
+from .._util import check_roi_inputs
 from ..functional import FunctionalProperty, defop
 from ..params import OpParam
 
@@ -36,10 +37,7 @@ class _ROIPoolingProperty(FunctionalProperty):
         d, rois = in_shapes
         if d is None or rois is None:
             return list(in_shapes), [None], []
-        if len(d) != 4:
-            raise self.error(f"data has shape {tuple(d)}; it must be (N, C, H, W)")
-        if len(rois) != 2 or rois[1] != 5:
-            raise self.error(f"rois has shape {tuple(rois)}; it must be (R, 5): [batch_index, x1, y1, x2, y2]")
+        check_roi_inputs(self, d, rois)
         return [d, rois], [(rois[0], d[1], *self.params.pooled_size)], []
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from ..base import WRITE_INPLACE, WRITE_TO, Operator, OperatorProperty, assign
 from ..registry import find_override
 
-__all__ = ["GroupedUpdateProperty", "host_scalar", "write_result"]
+__all__ = ["GroupedUpdateProperty", "ListKernelOperator", "host_scalar", "write_result"]
 
 
 def host_scalar(a) -> float:
@@ -30,7 +30,10 @@ def write_result(weight, out, req, value) -> None:
         assign(out, req, value)
 
 
-class _GroupedOperator(Operator):
+class ListKernelOperator(Operator):
+    """Runs ``kernel(xp, params, in_data, req, out_data)`` over the op's whole input and output lists
+    (the multi-tensor and grouped optimizer updates)."""
+
     __slots__ = ("params", "xp", "kernel")
 
     def __init__(self, params, xp, kernel):
@@ -130,4 +133,4 @@ class GroupedUpdateProperty(OperatorProperty):
         from ...backends import get_backend
 
         backend = get_backend(ctx.device_type)
-        return _GroupedOperator(self.params, backend.xp, find_override(self.op_name, backend, type(self).kernel))
+        return ListKernelOperator(self.params, backend.xp, find_override(self.op_name, backend, type(self).kernel))

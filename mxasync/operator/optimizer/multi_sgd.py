@@ -37,6 +37,7 @@ from ..base import WRITE_INPLACE, WRITE_TO, Operator, OperatorProperty, assign
 from ..kernels import optimizer as _k
 from ..params import Field, OpParam
 from ..registry import find_override, register_op
+from .grouped import ListKernelOperator
 
 __all__ = ["MultiSGDParam", "MultiSGDMomParam", "MultiSGDProperty", "MultiSGDMomProperty"]
 
@@ -91,16 +92,6 @@ def multi_sgd_update(xp, p: MultiSGDParam, in_data: list, req: list, out_data: l
 def multi_sgd_mom_update(xp, p: MultiSGDMomParam, in_data: list, req: list, out_data: list) -> None:
     """The generic kernel: moms always in place; each weight in place when its output is the weight."""
     update_groups(xp, p, in_data, req, out_data, 3, True, False, p.lrs, p.wds)
-
-
-class _MultiOperator(Operator):
-    __slots__ = ("params", "xp", "kernel")
-
-    def __init__(self, params, xp, kernel):
-        self.params, self.xp, self.kernel = params, xp, kernel
-
-    def forward(self, op_ctx, in_data, req, out_data, aux):
-        self.kernel(self.xp, self.params, in_data, req, out_data)
 
 
 class _MultiUpdateProperty(OperatorProperty):
@@ -167,7 +158,7 @@ class _MultiUpdateProperty(OperatorProperty):
         from ...backends import get_backend
 
         backend = get_backend(ctx.device_type)
-        return _MultiOperator(self.params, backend.xp, find_override(self.op_name, backend, type(self).kernel))
+        return ListKernelOperator(self.params, backend.xp, find_override(self.op_name, backend, type(self).kernel))
 
 
 _DOC_SGD = ("Fused SGD over ``num_weights`` weights (inputs ``weight_i, grad_i``): "
