@@ -60,7 +60,12 @@ _ACT_INTO = {"relu": lambda xp, x, out: _relu(xp, x)(x, 0, out=out), "sigmoid": 
 
 
 def _relu_grad_into(xp, g, y, out):
-    return xp.multiply(g, y > 0, out=out)
+    out = xp.multiply(g, y > 0, out=out)
+    if y.dtype != "float32" and y.dtype.kind == "f":  # MXNet's float16/64 kernel: NaN out, NaN gradient
+        nan = xp.isnan(y)
+        if nan.any():
+            out[nan] = y[nan]
+    return out
 
 
 def activation_backward(xp: Any, out_grad: Array, out: Array, act_type: str, into: Array | None = None) -> Array:
@@ -70,7 +75,7 @@ def activation_backward(xp: Any, out_grad: Array, out: Array, act_type: str, int
         into = out_view(into, out_grad.shape, out_grad.dtype)
         if into is not None and out.shape == out_grad.shape:
             return split_flat(xp, _relu_grad_into, into, out_grad, out)
-        return out_grad * (out > 0)
+        return _relu_grad_into(xp, out_grad, out, None)
     if act_type == "sigmoid":
         return out_grad * out * (1.0 - out)
     if act_type == "tanh":

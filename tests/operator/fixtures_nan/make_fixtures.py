@@ -1,7 +1,8 @@
 """Record how MXNet 1.9.1 treats NaN in max Pooling and in Activation(relu) (tests/operator/test_nan_semantics.py).
 
 Run with MXNet 1.9.1 (``/work/venvs/mx191/bin/python tests/operator/fixtures_nan/make_fixtures.py``);
-writes ``mxnet_ref.npz`` beside this file: the inputs (``CASE/x``) and MXNet's outputs (``CASE/out``).
+writes ``mxnet_ref.npz`` beside this file: the inputs (``CASE/x``), MXNet's outputs (``CASE/out``) and,
+for relu, the gradient under a head of ones (``CASE/grad``).
 """
 
 from __future__ import annotations
@@ -42,7 +43,13 @@ def main() -> None:
     for i, (name, dtype) in enumerate(sorted(RELU.items())):
         x = _data((3, 50), dtype, 100 + i)
         out[f"{name}/x"] = x
-        out[f"{name}/out"] = mx.nd.Activation(mx.nd.array(x, dtype=dtype), act_type="relu").asnumpy()
+        data = mx.nd.array(x, dtype=dtype)
+        data.attach_grad()
+        with mx.autograd.record():
+            y = mx.nd.Activation(data, act_type="relu")
+        y.backward(mx.nd.ones_like(y))
+        out[f"{name}/out"] = y.asnumpy()
+        out[f"{name}/grad"] = data.grad.asnumpy()
     np.savez(Path(__file__).parent / "mxnet_ref.npz", **out)
 
 
