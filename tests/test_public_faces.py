@@ -76,3 +76,14 @@ def test_faces_show_no_name_mxnet_lacks(face):
         ns = getattr(ns, part)
     ours = {n for n in dir(ns) if not n.startswith("_")}
     assert sorted(ours - theirs - OUR_EXTRAS.get(face, set())) == []
+
+
+@pytest.mark.parametrize("face,package", [("nd", "ndarray"), ("sym", "symbol")])
+def test_implementation_modules_are_private(face, package):
+    """A submodule shows in dir(mx.nd) once anything imports it: only MXNet's own may be public."""
+    import pkgutil
+
+    theirs = set(json.loads(FACES_FILE.read_text(encoding="utf-8"))[face])
+    pkg = __import__(f"mxasync.{package}", fromlist=["_"])
+    public = {m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_")}
+    assert sorted(public - theirs) == []

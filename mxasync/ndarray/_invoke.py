@@ -198,8 +198,8 @@ def _sparse_out(out) -> bool:
 
 
 def _sparse_call(opdef, prop, inputs, out, is_train, ctx, rec):
-    """A call with sparse storage involved (ndarray/sparse_invoke.py)."""
-    from .sparse_invoke import invoke_sparse
+    """A call with sparse storage involved (ndarray/_sparse_invoke.py)."""
+    from ._sparse_invoke import invoke_sparse
 
     ctx = inputs[0]._ctx if inputs else (ctx or current_context())
     return invoke_sparse(opdef, prop, inputs, out, is_train, ctx, rec, _RECORDER.impl if rec else None)
