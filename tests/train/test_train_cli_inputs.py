@@ -95,7 +95,14 @@ def test_a_resumed_run_sees_the_batches_of_an_uninterrupted_one(tmp_path, capsys
         return [{k: v for k, v in json.loads(line).items() if k != "seconds"}
                 for line in (folder / "metrics.jsonl").read_text().splitlines()]
 
-    assert metrics(cut) == metrics(whole)
+    # the same batches give the same counts; a loss summed in floats may differ in its last bits
+    # (the full CI run once saw val_cross_entropy 0.51617465 against 0.51617467)
+    got, want = metrics(cut), metrics(whole)
+    assert [{k: v for k, v in row.items() if "entropy" not in k} for row in got] == \
+        [{k: v for k, v in row.items() if "entropy" not in k} for row in want]
+    for g, w in zip(got, want, strict=True):
+        for k in (k for k in w if "entropy" in k):
+            assert g[k] == pytest.approx(w[k], rel=1e-6), k
 
 
 def test_save_checkpoint_logs_where_it_saved(tmp_path, caplog):
