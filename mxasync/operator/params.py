@@ -30,6 +30,7 @@ import numpy as np
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from ..base import MXAsyncError
+from ._loading import LOAD_LOCK
 
 __all__ = ["OpParam", "NoParam", "Shape", "OutShape", "OptShape", "DType", "parse_params", "Field", "format_value"]
 
@@ -124,6 +125,16 @@ class OpParam(BaseModel):
     # MXNet's positional order of the params when it differs from the fields' (inherited first)
     positional_order: ClassVar[tuple[str, ...]] = ()
 
+    def __init__(self, /, **data: Any) -> None:
+        for k, v in data.items():
+            if not isinstance(v, _PLAIN) and hasattr(v, "wait_to_read"):
+                # an engine array as a value (``clip(x, a_min=nd.array([0]))``) is read here: reading
+                # it waits for the engine, which nothing may do under the loading lock
+                data = {k: _read_array(v) for k, v in data.items()}
+                break
+        with LOAD_LOCK:  # pydantic builds the schema, and pydantic-core its own state, on first use
+            super().__init__(**data)
+
     @classmethod
     def param_order(cls) -> list[str]:
         """The params in MXNet's positional order (``mx.nd.sum(x, 1)`` means ``axis=1``)."""
@@ -157,6 +168,16 @@ class OpParam(BaseModel):
         """The attributes as symbol JSON stores them (every field, or only those set explicitly)."""
         names = self.model_fields_set if only_set else type(self).model_fields
         return {n: format_value(getattr(self, n)) for n in names}
+
+
+_PLAIN = (str, int, float, tuple, list, type(None))
+
+
+def _read_array(v: Any) -> Any:
+    if isinstance(v, _PLAIN) or not hasattr(v, "wait_to_read"):
+        return v
+    a = v.asnumpy()
+    return a.item() if a.size == 1 else a.tolist()
 
 
 class NoParam(OpParam):

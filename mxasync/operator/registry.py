@@ -25,6 +25,7 @@ from typing import Any
 from pydantic_core import PydanticUndefined
 
 from ..base import MXAsyncError
+from ._loading import LOAD_LOCK
 from .base import OperatorProperty
 from .param_docs import describe_field, describe_type, sentence
 from .params import NoParam, OpParam, format_value, parse_params
@@ -248,17 +249,19 @@ def load_all() -> None:
     """Import every op family (and their ONNX converters): what listing the whole registry needs."""
     global _loaded_all
     if not _loaded_all:
-        importlib.import_module(f"{__package__}.library")
+        with LOAD_LOCK:
+            importlib.import_module(f"{__package__}.library")
         _loaded_all = True
 
 
 def _load(name: str) -> OpDef | None:
-    module = _index().get(name)
-    if module is not None:
-        importlib.import_module(module)
-        opdef = _OPS.get(name)
-        if opdef is not None:
-            return opdef
+    with LOAD_LOCK:
+        module = _index().get(name)
+        if module is not None:
+            importlib.import_module(module)
+    opdef = _OPS.get(name)
+    if opdef is not None:
+        return opdef
     load_all()  # a stale index, or an op that is not MXNet's: look everywhere
     return _OPS.get(name)
 

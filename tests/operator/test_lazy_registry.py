@@ -101,3 +101,36 @@ def test_an_unknown_name_still_suggests_close_ones():
         assert "did you mean Convolution" in str(exc)
     else:
         raise AssertionError("no error")
+
+
+# a fork holds the loading lock after the engine's and the pools' locks (runtime/engine/lifetime.py):
+# so loading a family or building a param schema must never wait for either of those
+_LOAD_WHILE_ENGINE_HELD = r"""
+import sys, threading
+import mxasync as mx
+from mxasync.operator import registry
+from mxasync.runtime.engine import lifetime
+
+(mx.nd.ones((2,)) + 1).wait_to_read()          # the engine and a pool exist, as in a forking program
+held = lifetime._fork_locks() + [mx.engine.get()._lock]
+for lock in held:
+    lock.acquire()
+done = threading.Event()
+
+def load():
+    registry.load_all()
+    for name in registry.list_ops():
+        registry.get_op(name).param_cls.model_rebuild()
+    done.set()
+
+threading.Thread(target=load, daemon=True).start()
+print("loaded" if done.wait(120) else "waited for the engine or a pool", flush=True)
+sys.stdout.flush()
+import os; os._exit(0)   # the held locks would keep the exit drain waiting
+"""
+
+
+def test_loading_every_family_waits_for_neither_the_engine_nor_a_storage_pool():
+    out = subprocess.run([sys.executable, "-c", _LOAD_WHILE_ENGINE_HELD], capture_output=True, text=True,
+                         timeout=180, cwd=ROOT)
+    assert "loaded" in out.stdout, out.stdout + out.stderr

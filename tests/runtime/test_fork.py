@@ -80,9 +80,6 @@ def test_fork_with_pending_work_neither_waits_nor_hangs_the_child():
     assert "parent [1.0, 1.0, 1.0] 0" in out, out
 
 
-@pytest.mark.skip(reason="known hang since the op registry loads families lazily (687fcea): a fork while another "
-                         "thread imports an op family leaves that module's import lock held in the child; "
-                         "fails about half the time on 2 cores (see the 2026-11-27 closing note, issue 26)")
 def test_multiprocessing_fork_while_a_thread_keeps_pushing():
     rc, out = _run("""
         import multiprocessing as mp

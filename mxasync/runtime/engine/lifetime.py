@@ -35,6 +35,19 @@ def _drain_at_exit() -> None:
 
 
 _fork_state: dict[str, Any] = {}
+_held_across_fork: list = []  # the upper layers' locks (op registry loading), taken after the engine's
+
+
+def hold_across_fork(lock):
+    """Have every ``fork()`` take ``lock`` after the engine's own locks and give it back on both
+    sides, so a child never inherits it taken by a thread it does not have (that child would
+    wait for it forever).  Returns ``lock``.
+
+    What keeps this free of deadlock: a thread holding ``lock`` never waits for the engine's lock
+    or a storage pool's, while kernels that run under the engine's lock may take ``lock``.
+    """
+    _held_across_fork.append(lock)
+    return lock
 
 
 def _fork_locks() -> list:
@@ -50,18 +63,21 @@ def _before_fork() -> None:
     var states.  Pending work is *not* waited for: the child never runs it (see
     ``fork.restart_in_child``), so a fork with minutes of queued work is as quick as any."""
     eng = Engine._instance
-    if eng is None:
-        return
-    locks = _fork_locks()
-    for lock in locks:
+    if eng is not None:
+        locks = _fork_locks()
+        for lock in locks:
+            lock.acquire()
+        eng._lock.acquire()
+        _fork_state["engine"] = weakref.ref(eng)
+        _fork_state["locks"] = locks
+        _fork_state["pending"] = eng.num_pending
+    for lock in _held_across_fork:
         lock.acquire()
-    eng._lock.acquire()
-    _fork_state["engine"] = weakref.ref(eng)
-    _fork_state["locks"] = locks
-    _fork_state["pending"] = eng.num_pending
 
 
 def _after_fork_parent() -> None:
+    for lock in reversed(_held_across_fork):
+        lock.release()
     ref = _fork_state.pop("engine", None)
     eng = ref() if ref else None
     if eng is not None:
@@ -72,6 +88,8 @@ def _after_fork_parent() -> None:
 
 
 def _after_fork_child() -> None:
+    for lock in reversed(_held_across_fork):  # this thread took them, and is the child's one thread
+        lock.release()
     ref = _fork_state.pop("engine", None)
     eng = ref() if ref else None
     locks = _fork_state.pop("locks", ())
