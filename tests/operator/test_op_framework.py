@@ -150,3 +150,13 @@ def test_imperative_fast_path_shape():
     c = np.empty_like(a)
     prop.forward_fn(mx.cpu())(OpContext(), [a, a], [WRITE_TO], [c], [])
     np.testing.assert_array_equal(c, 2)
+
+
+def test_an_engine_array_as_a_param_value_is_read_first():
+    # read before validation (the loading lock must not wait for the engine): its value counts, once it is computed
+    a_min = mx.nd.array([1.0]) + 0.5
+    out = mx.nd.clip(mx.nd.array([1.0, 2.0, 3.0]), a_min=a_min, a_max=2)
+    np.testing.assert_array_equal(out.asnumpy(), [1.5, 2.0, 2.0])
+    assert get_op("_full").prepare(shape=mx.nd.array([2, 3]), value=1).params.shape == (2, 3)
+    with pytest.raises(MXAsyncError, match="clip: a_min="):
+        get_op("clip").prepare(a_min=mx.nd.array([1.0, 2.0]), a_max=2)
