@@ -19,7 +19,8 @@ from .. import _seams
 from ..base import MXAsyncError, MXAsyncValueError
 from ..runtime.context import Context
 from ._chunk import Chunk
-from ._serialization import ArrayRecord, _np_alloc, _read_array, _Reader, dumps_arrays
+from ._serialization import ArrayRecord, dumps_arrays
+from ._serialization.reader import Reader, np_alloc, read_array
 from .ndarray import NDArray, array
 
 __all__ = ["from_numpy", "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write"]
@@ -200,7 +201,7 @@ def _setstate(self: NDArray, state: dict) -> None:
     handle = state.get("handle") if isinstance(state, dict) else None
     if handle is None:
         raise MXAsyncError("NDArray.__setstate__: expected a dict with a 'handle' of raw bytes")
-    loaded = _to_ndarray(_read_array(_Reader(bytes(handle)), 0, _np_alloc), {})
+    loaded = _to_ndarray(read_array(Reader(bytes(handle)), 0, np_alloc), {})
     self._chunk, self._data, self._ctx, self._ag = loaded._chunk, loaded._data, loaded._ctx, None
 
 

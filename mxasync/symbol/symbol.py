@@ -13,8 +13,6 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-import numpy as np
-
 from .. import _seams
 from ..base import MXAsyncError
 from ._arith import ArithMixin
@@ -310,9 +308,9 @@ def Variable(name: str, attr: dict | None = None, shape: tuple | None = None, lr
     if wd_mult is not None:
         attrs["__wd_mult__"] = str(wd_mult)
     if dtype is not None:
-        from ..ndarray._serialization import _FLAG_OF
+        from ..ndarray._serialization import type_flag_of
 
-        attrs["__dtype__"] = str(_FLAG_OF[np.dtype(dtype)])
+        attrs["__dtype__"] = str(type_flag_of(dtype))
     if init is not None:
         attrs["__init__"] = init if isinstance(init, str) else init.dumps()
     if stype is not None:

@@ -157,7 +157,7 @@ def test_atomic_save_keeps_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     def boom(fd: int) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(ser.os, "fsync", boom)
+    monkeypatch.setattr(os, "fsync", boom)
     with pytest.raises(OSError, match="disk full"):
         save_arrays(target, {"w": np.ones(1000)})
     assert target.read_bytes() == old

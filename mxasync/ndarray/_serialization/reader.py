@@ -1,36 +1,5 @@
-"""MXNet's binary NDArray list format (``mx.nd.save`` / ``mx.nd.load`` / ``.params``) on numpy arrays.
-
-Byte-compatible both ways with MXNet 1.9.1. A file is::
-
-    uint64 0x112, uint64 0 (reserved), uint64 count, count x array, uint64 nnames, nnames x (uint64 len, utf-8)
-
-and one dense array (all little-endian)::
-
-    uint32 magic (0xF993FAC9 = V2; 0xF993FACA = V3, written under numpy shape semantics)
-    int32 storage type (0 dense, 1 row_sparse, 2 csr; a sparse one then has its storage shape:
-                        int32 ndim, ndim x int64 dims, the shape of its stored values)
-    uint32 ndim, ndim x int64 dims      (V2: ndim 0 is a "none" array and nothing follows;
-                                         V3: ndim 0 is a scalar, ndim -1 is "none")
-    int32 dev_type, int32 dev_id        (1 cpu, 2 gpu, 3 cpu_pinned, 5 cpu_shared)
-    int32 type flag, raw C-order data
-    (sparse: after the type flag, per aux array (row_sparse: indices; csr: indptr, indices)
-     its int32 type flag and shape; then the stored values, then each aux array's data)
-
-Loading also reads V1 arrays (magic 0xF993FAC8: no storage type) and the older layout
-without a magic (the first word is ndim, then uint32 dims); in both, ndim 0 is a scalar.
-
-Loaded arrays come back as :class:`ArrayRecord` ``(array, context)`` tuples, in a list, or
-in a dict when the file has names (the order of the file is kept). Saving takes a list or
-a dict whose values are numpy arrays, ``(array, (dev_type, dev_id))`` pairs or ``None``.
-
->>> import numpy as np
->>> blob = dumps_arrays({"w": np.arange(3, dtype=np.float32)})
->>> blob[:8].hex(), len(blob)
-('1201000000000000', 85)
->>> rec = loads_arrays(blob)["w"]
->>> rec.array.tolist(), rec.context
-([0.0, 1.0, 2.0], (1, 0))
-"""
+"""Reading the format from bytes or as a stream: every length checked before anything is allocated,
+errors naming the byte offset, large arrays read straight into the array they load into."""
 
 from __future__ import annotations
 
@@ -39,197 +8,28 @@ import os
 import stat
 import struct
 import sys
-from collections.abc import Callable, Iterable, Mapping
-from typing import IO, Any, NamedTuple, Union
+from collections.abc import Callable
+from typing import IO
 
 import numpy as np
 
-from mxasync.atomic import AtomicFile
 from mxasync.base import MXAsyncError, os_error
 from mxasync.operator.sparse.storage import SparseValue
 
-__all__ = [
-    "ArrayRecord",
-    "LIST_MAGIC",
-    "V1_MAGIC",
-    "V2_MAGIC",
-    "V3_MAGIC",
-    "DEV_TYPES",
-    "STORAGE_TYPES",
-    "TYPE_FLAGS",
-    "type_flag_of",
-    "dumps_arrays",
-    "save_arrays",
-    "loads_arrays",
-    "load_arrays",
-]
-
-LIST_MAGIC = 0x112
-V1_MAGIC = 0xF993FAC8
-V2_MAGIC = 0xF993FAC9
-V3_MAGIC = 0xF993FACA
-
-#: MXNet's Context::DeviceType ids.
-DEV_TYPES: dict[int, str] = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
-#: MXNet's NDArrayStorageType ids.
-STORAGE_TYPES: dict[int, str] = {-1: "undefined", 0: "default", 1: "row_sparse", 2: "csr"}
-_STYPE_ID = {"row_sparse": 1, "csr": 2}
-#: mshadow type flags MXNet 1.9.1 can load; 12 (bfloat16) has no numpy dtype.
-TYPE_FLAGS: dict[int, np.dtype] = {
-    0: np.dtype("float32"),
-    1: np.dtype("float64"),
-    2: np.dtype("float16"),
-    3: np.dtype("uint8"),
-    4: np.dtype("int32"),
-    5: np.dtype("int8"),
-    6: np.dtype("int64"),
-    7: np.dtype("bool"),
-}
-_FLAG_OF = {dt: flag for flag, dt in TYPE_FLAGS.items()}
-_BFLOAT16 = 12
-_MAX_LEGACY_NDIM = 32  # a pre-V1 first word larger than this is not an ndim but a bad magic
-
-Context = tuple[int, int]
-CPU: Context = (1, 0)
-
-
-class ArrayRecord(NamedTuple):
-    """One stored array: ``array`` is None for MXNet's "none" arrays; ``context`` is (dev_type, dev_id)."""
-
-    array: np.ndarray | None
-    context: Context = CPU
-
-
-SaveItem = Union[np.ndarray, ArrayRecord, tuple, None]
-SaveData = Union[Mapping[str, SaveItem], Iterable[SaveItem]]
-Loaded = Union[list[ArrayRecord], dict[str, ArrayRecord]]
-
-
-def type_flag_of(dtype: Any) -> int:
-    """The mshadow type flag of a numpy dtype, or MXAsyncError when MXNet 1.9 has none for it."""
-    dt = np.dtype(dtype).newbyteorder("=")
-    try:
-        return _FLAG_OF[dt]
-    except KeyError:
-        supported = ", ".join(str(d) for d in TYPE_FLAGS.values())
-        raise MXAsyncError(f"dtype {dt} cannot be saved in MXNet's NDArray format (supported: {supported})") from None
-
-
-# ----------------------------------------------------------------------------- saving
-
-
-def _check_context(ctx: Any, where: str) -> Context:
-    try:
-        dev_type, dev_id = (int(v) for v in ctx)
-    except (TypeError, ValueError):
-        raise MXAsyncError(f"{where}: context must be a (dev_type, dev_id) pair, got {ctx!r}") from None
-    if dev_type not in DEV_TYPES:
-        raise MXAsyncError(f"{where}: unknown device type {dev_type} (known: {DEV_TYPES})")
-    if not 0 <= dev_id < 2**31:
-        raise MXAsyncError(f"{where}: device id {dev_id} out of range")
-    return dev_type, dev_id
-
-
-def _normalise_item(item: Any, where: str, np_shape: bool) -> ArrayRecord:
-    ctx: Any = CPU
-    if isinstance(item, tuple) and len(item) == 2 and (item[0] is None or isinstance(item[0], (np.ndarray,
-                                                                                              SparseValue))):
-        item, ctx = item
-    ctx = _check_context(ctx, where)
-    if item is None:
-        return ArrayRecord(None, ctx)
-    if isinstance(item, SparseValue):
-        type_flag_of(item.data.dtype)
-        return ArrayRecord(item, ctx)
-    arr = np.asarray(item)
-    type_flag_of(arr.dtype)  # refuse before anything is written
-    if arr.ndim == 0 and not np_shape:
-        # MXNet 1.9 writes such an array as ndim 0, which its own loader then reads as "none".
-        raise MXAsyncError(
-            f"{where}: a 0-d array cannot be saved in MXNet's legacy shape format; "
-            "reshape it to (1,) or save with np_shape=True (MXNet's numpy semantics)"
-        )
-    return ArrayRecord(arr, ctx)
-
-
-def _normalise(data: SaveData, np_shape: bool) -> tuple[list[ArrayRecord], list[str]]:
-    if isinstance(data, Mapping):
-        names = list(data.keys())
-        for name in names:
-            if not isinstance(name, str):
-                raise MXAsyncError(f"array names must be str, got {name!r}")
-        items = [_normalise_item(data[n], f"array {n!r}", np_shape) for n in names]
-        return items, names
-    if isinstance(data, (np.ndarray, str, bytes)):
-        raise MXAsyncError(f"expected a list or dict of arrays, got {type(data).__name__}")
-    items = [_normalise_item(v, f"array {i}", np_shape) for i, v in enumerate(data)]
-    return items, []
-
-
-def _write_all(write: Callable[[Any], Any], items: list[ArrayRecord], names: list[str], np_shape: bool) -> None:
-    magic = V3_MAGIC if np_shape else V2_MAGIC
-    write(struct.pack("<QQQ", LIST_MAGIC, 0, len(items)))
-    for arr, (dev_type, dev_id) in items:
-        if arr is None:
-            write(struct.pack("<Iii", magic, 0, -1 if np_shape else 0))
-            continue
-        if isinstance(arr, SparseValue):
-            _write_sparse(write, magic, arr, dev_type, dev_id)
-            continue
-        head = struct.pack(f"<IiI{arr.ndim}q", magic, 0, arr.ndim, *arr.shape)
-        flag = type_flag_of(arr.dtype)
-        write(head + struct.pack("<iii", dev_type, dev_id, flag))
-        if arr.size:
-            data = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
-            write(memoryview(data.reshape(-1).view(np.uint8)))
-    write(struct.pack("<Q", len(names)))
-    for name in names:
-        raw = name.encode("utf-8")
-        write(struct.pack("<Q", len(raw)) + raw)
-
-
-def _shape_bytes(shape) -> bytes:
-    return struct.pack(f"<i{len(shape)}q", len(shape), *shape)
-
-
-def _write_sparse(write, magic: int, v: SparseValue, dev_type: int, dev_id: int) -> None:
-    """One csr / row_sparse array as MXNet's NDArray::Save writes it."""
-    aux = [v.indptr, v.indices] if v.stype == "csr" else [v.indices]
-    head = struct.pack("<Ii", magic, _STYPE_ID[v.stype]) + _shape_bytes(v.data.shape) + _shape_bytes(v.shape)
-    head += struct.pack("<iii", dev_type, dev_id, type_flag_of(v.data.dtype))
-    for a in aux:
-        head += struct.pack("<i", type_flag_of(a.dtype)) + _shape_bytes(a.shape)
-    write(head)
-    for a in [v.data, *aux]:
-        if a.size:
-            data = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<"))
-            write(memoryview(data.reshape(-1).view(np.uint8)))
-
-
-def dumps_arrays(data: SaveData, *, np_shape: bool = False) -> bytes:
-    """The bytes ``mx.nd.save`` writes for ``data`` (a list, or a dict name -> array).
-
-    ``np_shape=True`` writes V3 arrays, as MXNet does under ``mx.npx.set_np()``; such files
-    hold 0-d arrays but MXNet then loads them only under numpy semantics.
-    """
-    items, names = _normalise(data, np_shape)
-    parts: list[Any] = []
-    _write_all(parts.append, items, names, np_shape)
-    return b"".join(parts)
-
-
-def save_arrays(target: str | os.PathLike[str] | IO[bytes], data: SaveData, *, np_shape: bool = False) -> None:
-    """Write ``data`` to a path (atomically: temp file in the same folder, then os.replace) or a binary file."""
-    items, names = _normalise(data, np_shape)
-    if hasattr(target, "write"):
-        _write_all(target.write, items, names, np_shape)  # type: ignore[union-attr]
-        return
-    with AtomicFile(target, "wb") as f:
-        _write_all(f.write, items, names, np_shape)
-
-
-# ----------------------------------------------------------------------------- loading
-
+from .format import (
+    BFLOAT16_FLAG,
+    CPU,
+    DEV_TYPES,
+    LIST_MAGIC,
+    MAX_LEGACY_NDIM,
+    STORAGE_TYPES,
+    TYPE_FLAGS,
+    V1_MAGIC,
+    V2_MAGIC,
+    V3_MAGIC,
+    ArrayRecord,
+    Loaded,
+)
 
 Alloc = Callable[[tuple[int, ...], np.dtype], np.ndarray]
 _MAX_BYTES = 2**63 - 1
@@ -238,7 +38,7 @@ _WINDOW = 1 << 20  # a stream's read-ahead: small arrays and headers are parsed 
 _SMALL = 1 << 16  # arrays up to this many bytes are copied out of the window; bigger ones are read into place
 
 
-def _np_alloc(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+def np_alloc(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     return np.empty(shape, dtype)
 
 
@@ -247,7 +47,7 @@ def _truncated(n: int, what: str, pos: int, left: int) -> MXAsyncError:
                         f"but only {left} remain")
 
 
-class _Reader:
+class Reader:
     """Bounds-checked little-endian reads from a buffer, with offsets in the error messages."""
 
     def __init__(self, buf: bytes | bytearray | memoryview) -> None:
@@ -288,7 +88,7 @@ class _Reader:
         return MXAsyncError(f"corrupt NDArray file: {msg} at byte offset {at}")
 
 
-class _StreamReader(_Reader):
+class StreamReader(Reader):
     """The same reads from a file, through a read-ahead window of at most :data:`_WINDOW` bytes: the
     header of an array is checked before its data is read, a large array's data goes straight into
     the array ``alloc`` returns (never through the window), and on a regular file every length is
@@ -378,7 +178,7 @@ _DIMS = [struct.Struct(f"<{n}q") for n in range(9)]
 _LE_TYPES = {flag: dt.newbyteorder("<") for flag, dt in TYPE_FLAGS.items()}
 
 
-def _fast_array(r: _Reader, alloc: Alloc) -> ArrayRecord | None:
+def _fast_array(r: Reader, alloc: Alloc) -> ArrayRecord | None:
     """A dense V2 array of at most 8 dimensions whose header and data sit in the reader's window, read
     with no intermediate call per field; None (nothing consumed) for anything else, which the full
     reader then takes with its checks and messages."""
@@ -418,7 +218,7 @@ def _fast_array(r: _Reader, alloc: Alloc) -> ArrayRecord | None:
     return ArrayRecord(out, (dev_type, dev_id))
 
 
-def _read_dims(r: _Reader, ndim: int, fmt: str, what: str) -> tuple[int, ...]:
+def _read_dims(r: Reader, ndim: int, fmt: str, what: str) -> tuple[int, ...]:
     at = r.pos
     dims = r.unpack(f"{ndim}{fmt}", what) if ndim else ()
     if any(d < 0 for d in dims):
@@ -426,13 +226,13 @@ def _read_dims(r: _Reader, ndim: int, fmt: str, what: str) -> tuple[int, ...]:
     return tuple(dims)
 
 
-def _read_body(r: _Reader, shape: tuple[int, ...], what: str, alloc: Alloc) -> ArrayRecord:
+def _read_body(r: Reader, shape: tuple[int, ...], what: str, alloc: Alloc) -> ArrayRecord:
     at = r.pos
     dev_type, dev_id, flag = r.unpack("iii", f"context and type flag of {what}")
     if dev_type not in DEV_TYPES:
         raise r.corrupt(f"unknown device type {dev_type} for {what} (known: {DEV_TYPES})", at)
     if flag not in TYPE_FLAGS:
-        if flag == _BFLOAT16:
+        if flag == BFLOAT16_FLAG:
             raise MXAsyncError(f"{what} at byte offset {at} is bfloat16 (type flag 12), which mxasync does not support")
         raise r.corrupt(f"unknown type flag {flag} for {what}", at + 8)
     dtype = TYPE_FLAGS[flag]
@@ -446,14 +246,14 @@ def _read_body(r: _Reader, shape: tuple[int, ...], what: str, alloc: Alloc) -> A
     return ArrayRecord(arr, (dev_type, dev_id))
 
 
-def _read_shape(r: _Reader, what: str) -> tuple[int, ...]:
+def _read_shape(r: Reader, what: str) -> tuple[int, ...]:
     ndim = r.one("i", f"ndim of {what}")
-    if not 0 <= ndim <= _MAX_LEGACY_NDIM:
+    if not 0 <= ndim <= MAX_LEGACY_NDIM:
         raise r.corrupt(f"bad ndim {ndim} for {what}", r.pos - 4)
     return _read_dims(r, ndim, "q", what)
 
 
-def _read_sparse(r: _Reader, stype: str, what: str) -> ArrayRecord:
+def _read_sparse(r: Reader, stype: str, what: str) -> ArrayRecord:
     """A csr / row_sparse array (after its storage type): a SparseValue of numpy arrays."""
     sshape = _read_shape(r, f"storage shape of {what}")
     shape = _read_shape(r, f"shape of {what}")
@@ -473,7 +273,7 @@ def _read_sparse(r: _Reader, stype: str, what: str) -> ArrayRecord:
         n = 1
         for d in shp:
             n *= d
-        return r.read_data(shp, n, dt, f"{label} of {what}", _np_alloc)
+        return r.read_data(shp, n, dt, f"{label} of {what}", np_alloc)
 
     data = read(sshape, dtype, "data")
     arrays = [read(s, dt, f"aux {k}") for k, (dt, s) in enumerate(aux)]
@@ -485,7 +285,7 @@ def _read_sparse(r: _Reader, stype: str, what: str) -> ArrayRecord:
     return ArrayRecord(value, (dev_type, dev_id))
 
 
-def _read_array(r: _Reader, index: int, alloc: Alloc) -> ArrayRecord:
+def read_array(r: Reader, index: int, alloc: Alloc) -> ArrayRecord:
     what = f"array {index}"
     at = r.pos
     magic = r.one("I", f"magic of {what}")
@@ -499,25 +299,25 @@ def _read_array(r: _Reader, index: int, alloc: Alloc) -> ArrayRecord:
         ndim = r.one("i", f"ndim of {what}")
         if magic == V2_MAGIC and ndim == 0 or magic == V3_MAGIC and ndim == -1:
             return ArrayRecord(None, CPU)  # a "none" array: MXNet stores nothing more
-        if not 0 <= ndim <= _MAX_LEGACY_NDIM:
+        if not 0 <= ndim <= MAX_LEGACY_NDIM:
             raise r.corrupt(f"bad ndim {ndim} for {what}", r.pos - 4)
         return _read_body(r, _read_dims(r, ndim, "q", f"shape of {what}"), what, alloc)
     if magic == V1_MAGIC:
         ndim = r.one("I", f"ndim of {what}")
-        if ndim > _MAX_LEGACY_NDIM:
+        if ndim > MAX_LEGACY_NDIM:
             raise r.corrupt(f"bad ndim {ndim} for {what}", r.pos - 4)
         return _read_body(r, _read_dims(r, ndim, "q", f"shape of {what}"), what, alloc)
-    if magic > _MAX_LEGACY_NDIM:
+    if magic > MAX_LEGACY_NDIM:
         raise r.corrupt(
             f"bad magic 0x{magic:08X} for {what} (expected 0x{V2_MAGIC:08X}, 0x{V3_MAGIC:08X}, "
-            f"0x{V1_MAGIC:08X} or a legacy ndim <= {_MAX_LEGACY_NDIM})",
+            f"0x{V1_MAGIC:08X} or a legacy ndim <= {MAX_LEGACY_NDIM})",
             at,
         )
     # Pre-V1 layout: the word just read was ndim; dims are uint32.
     return _read_body(r, _read_dims(r, magic, "I", f"shape of {what}"), what, alloc)
 
 
-def loads_arrays(buffer: bytes | bytearray | memoryview, alloc: Alloc = _np_alloc, *,
+def loads_arrays(buffer: bytes | bytearray | memoryview, alloc: Alloc = np_alloc, *,
                  np_shape: bool | None = None) -> Loaded:
     """Parse the bytes of an ``mx.nd.save`` file: a list of :class:`ArrayRecord`, or a dict when named.
 
@@ -525,10 +325,10 @@ def loads_arrays(buffer: bytes | bytearray | memoryview, alloc: Alloc = _np_allo
     ``np_shape`` (True or False) refuses arrays saved in the other shape semantics, as MXNet's
     loader does in (or out of) NumPy-shape mode; None reads every kind.
     """
-    return _parse(_Reader(buffer), alloc, np_shape)
+    return _parse(Reader(buffer), alloc, np_shape)
 
 
-def _check_semantics(r: _Reader, index: int, np_shape: bool) -> None:
+def _check_semantics(r: Reader, index: int, np_shape: bool) -> None:
     """MXNet's rule: a V3 array (saved in NumPy-shape mode) loads only in that mode, any other only out of it."""
     got = r.window(4)
     if got is None:
@@ -544,7 +344,7 @@ def _check_semantics(r: _Reader, index: int, np_shape: bool) -> None:
                            "to scope the code of loading the ndarray.")
 
 
-def _parse(r: _Reader, alloc: Alloc, np_shape: bool | None = None) -> Loaded:
+def _parse(r: Reader, alloc: Alloc, np_shape: bool | None = None) -> Loaded:
     magic, _reserved = r.unpack("QQ", "file header")
     if magic != LIST_MAGIC:
         raise r.corrupt(f"file magic is 0x{magic:X}, expected 0x{LIST_MAGIC:X} (not an MXNet NDArray file)", 0)
@@ -560,7 +360,7 @@ def _parse(r: _Reader, alloc: Alloc, np_shape: bool | None = None) -> Loaded:
         if np_shape is not None:
             _check_semantics(r, i, np_shape)
         rec = _fast_array(r, alloc)
-        records.append(rec if rec is not None else _read_array(r, i, alloc))
+        records.append(rec if rec is not None else read_array(r, i, alloc))
     at = r.pos
     nnames = r.one("Q", "name count")
     if nnames not in (0, count):
@@ -592,7 +392,7 @@ def _parse(r: _Reader, alloc: Alloc, np_shape: bool | None = None) -> Loaded:
     return out
 
 
-def load_arrays(source: str | os.PathLike[str] | IO[bytes], alloc: Alloc = _np_alloc, *,
+def load_arrays(source: str | os.PathLike[str] | IO[bytes], alloc: Alloc = np_alloc, *,
                 np_shape: bool | None = None) -> Loaded:
     """Read an ``mx.nd.save`` / ``.params`` file from a path or a binary file object, as a stream.
 
@@ -601,10 +401,10 @@ def load_arrays(source: str | os.PathLike[str] | IO[bytes], alloc: Alloc = _np_a
     so the peak memory stays near the data's size.  ``np_shape``: as in :func:`loads_arrays`.
     """
     if hasattr(source, "read"):
-        return _parse(_StreamReader(source), alloc, np_shape)  # type: ignore[arg-type]
+        return _parse(StreamReader(source), alloc, np_shape)  # type: ignore[arg-type]
     try:
         f = open(os.fspath(source), "rb")  # noqa: SIM115 -- closed below
     except OSError as e:
         raise os_error(e, f"cannot read NDArray file {os.fspath(source)}: {e.strerror or e}", os.fspath(source)) from e
     with f:
-        return _parse(_StreamReader(f), alloc, np_shape)
+        return _parse(StreamReader(f), alloc, np_shape)
