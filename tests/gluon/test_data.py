@@ -231,3 +231,25 @@ def test_image_record_dataset(tmp_path):
     np.testing.assert_array_equal(img.asnumpy(), imgs[2])
     ds = vision.ImageRecordDataset(rec, transform=lambda d, lab: (d.shape, lab))
     assert ds[1] == ((3, 4, 3), 2.0)
+
+
+def test_vision_datasets_hand_out_mx_np_arrays_under_np_array(tmp_path):
+    # MXNet 1.9.1 under npx.set_np(): images and labels are mx.np arrays (d2l's FashionMNIST feeds
+    # them through ToTensor and DataLoader and calls .as_in_ctx on the batches)
+    imgs = np.random.RandomState(0).randint(0, 256, size=(4, 28, 28))
+    _write_idx(tmp_path / "t10k-images-idx3-ubyte.gz", imgs)
+    _write_idx(tmp_path / "t10k-labels-idx1-ubyte.gz", np.array([3, 1, 4, 1]))
+    _cifar_rows(2, 1, np.random.RandomState(1)).tofile(tmp_path / "test_batch.bin")
+    assert type(vision.FashionMNIST(root=str(tmp_path), train=False)[0][0]) is mx.nd.NDArray
+    with mx.util.np_array(True):
+        fm = vision.FashionMNIST(root=str(tmp_path), train=False)
+        cifar = vision.CIFAR10(root=str(tmp_path), train=False)
+        loader = gdata.DataLoader(fm.transform_first(vision.transforms.ToTensor()), batch_size=4)
+        x, y = next(iter(loader))
+    for ds in (fm, cifar):
+        img, label = ds[1]
+        assert isinstance(img, mx.np.ndarray) and isinstance(label, mx.np.ndarray) and label.dtype == np.int32
+    assert fm[2][1].item() == 4
+    assert isinstance(x, mx.np.ndarray) and x.shape == (4, 1, 28, 28) and x.dtype == np.float32
+    np.testing.assert_allclose(x.asnumpy()[:, 0], imgs / 255.0, rtol=1e-6)
+    assert isinstance(y, mx.np.ndarray) and y.asnumpy().tolist() == [3, 1, 4, 1]

@@ -266,3 +266,37 @@ def test_cpu_shared_arrays_mix_with_host_copies():
     assert shared.context == mx.cpu_shared(0)
     assert (shared.as_in_context(mx.cpu()) + 1).asnumpy().tolist() == [2.0, 3.0]
     assert shared.as_in_context(mx.cpu_pinned(0)).asnumpy().tolist() == [1.0, 2.0]
+
+
+def test_batches_cancelled_by_close_report_it():
+    # close() cancels batches no thread has taken yet; their futures' done-callback used to call
+    # f.exception(), which raises CancelledError, so a reader of such a batch waited out its timeout
+    from mxasync.gluon.data._workers import ThreadWorkers
+
+    gate = threading.Event()
+
+    class Slow(Dataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            gate.wait(10)
+            return i
+
+    workers = ThreadWorkers(1, Slow())
+    pending = [workers.submit([i], default_batchify_fn) for i in range(3)]
+    workers.close()
+    gate.set()
+    assert pending[0].get(10, False).asnumpy().tolist() == [0]
+    with pytest.raises(mx.MXNetError, match="closed before this batch was read"):
+        pending[2].get(10, False)
+
+
+def test_batchify_gives_mx_np_batches_of_ndarray_samples_under_np_array():
+    samples = [mx.nd.array([i, i + 1]) for i in range(3)]
+    assert type(default_batchify_fn(samples)) is mx.nd.NDArray
+    with mx.util.np_array(True):
+        batch = default_batchify_fn(samples)
+        label_batch = default_batchify_fn([(s, mx.np.array(i, dtype="int32")) for i, s in enumerate(samples)])
+    assert isinstance(batch, mx.np.ndarray) and batch.asnumpy().tolist() == [[0, 1], [1, 2], [2, 3]]
+    assert all(isinstance(b, mx.np.ndarray) for b in label_batch) and label_batch[1].dtype == np.int32

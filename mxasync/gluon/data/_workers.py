@@ -104,12 +104,20 @@ class ThreadWorkers:
     def submit(self, samples: list, batchify_fn) -> _Pending:
         pending = _Pending()
         fut = self._pool.submit(_thread_batch, self._dataset, samples, batchify_fn)
-        fut.add_done_callback(lambda f: pending.set_error(f.exception()) if f.exception() is not None
-                              else pending.set_result(f.result()))
+        fut.add_done_callback(lambda f: _settle(pending, f))
         return pending
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _settle(pending: _Pending, fut: concurrent.futures.Future) -> None:
+    if fut.cancelled():  # close() cancelled it before a thread took it (f.exception() would raise)
+        pending.set_error(MXAsyncError("DataLoader: the worker pool was closed before this batch was read"))
+    elif fut.exception() is not None:
+        pending.set_error(fut.exception())
+    else:
+        pending.set_result(fut.result())
 
 
 def _thread_batch(dataset, samples, batchify_fn):

@@ -30,7 +30,8 @@ def default_batchify_fn(data: list):
     of batches), anything else through ``numpy.asarray`` (its dtype kept: float64 stays float64)."""
     first = data[0]
     if isinstance(first, nd.NDArray):
-        return nd.stack(*data)
+        batch = nd.stack(*data)
+        return batch.as_np_ndarray() if is_np_array() else batch  # MXNet: mx.np.stack under set_np
     if isinstance(first, tuple):
         return [default_batchify_fn(list(field)) for field in zip(*data, strict=False)]
     arr = np.asarray(data)

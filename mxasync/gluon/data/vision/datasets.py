@@ -18,6 +18,7 @@ from .... import image
 from .... import ndarray as nd
 from ....base import data_dir
 from ....io.recordio import unpack
+from ....util import is_np_array
 from ..dataset import Dataset, RecordFileDataset
 
 __all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "ImageRecordDataset", "ImageFolderDataset"]
@@ -72,6 +73,15 @@ def _read_idx_gz(path: str, ndim: int) -> np.ndarray:
     return np.frombuffer(raw[:count], dtype=np.uint8).reshape(dims)
 
 
+def _arrays(data: np.ndarray, label: np.ndarray):
+    """The images as an NDArray and the labels as numpy, as MXNet keeps them; under ``npx.set_np()``
+    both are ``mx.np`` arrays (MXNet's ``array_fn``), so samples and batches are ``mx.np`` arrays."""
+    images = nd.array(data, dtype=data.dtype)
+    if not is_np_array():
+        return images, label
+    return images.as_np_ndarray(), nd.array(label, dtype=label.dtype).as_np_ndarray()
+
+
 class MNIST(_DownloadedDataset):
     """MNIST handwritten digits: samples ``(image uint8 NDArray (28, 28, 1), label int32)``.
 
@@ -95,8 +105,7 @@ class MNIST(_DownloadedDataset):
             raise ValueError(f"{type(self).__name__}: {data_name} holds {data.shape[0]} images but {label_name} "
                              f"{label.shape[0]} labels")
         data = data.reshape(len(label), 28, 28, 1)
-        self._data = nd.array(data, dtype=data.dtype)
-        self._label = label
+        self._data, self._label = _arrays(data, label)
 
 
 class FashionMNIST(MNIST):
@@ -135,9 +144,7 @@ class CIFAR10(_DownloadedDataset):
         names = self._train_files if self._train else self._test_files
         paths = [self._need(name) for name in names]
         data, label = zip(*(self._read_batch(p) for p in paths), strict=False)
-        data = np.concatenate(data)
-        self._data = nd.array(data, dtype=data.dtype)
-        self._label = np.concatenate(label)
+        self._data, self._label = _arrays(np.concatenate(data), np.concatenate(label))
 
 
 class CIFAR100(CIFAR10):
