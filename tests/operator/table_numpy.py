@@ -230,6 +230,13 @@ ROWS_PRODUCTS = [
     Case("_npi_kron", [[(2, 2), (2, 3)]], ref=np.kron, np_shape=True),
     Case("_npi_einsum", [[(2, 3), (3, 4)]], params=dict(subscripts="ij,jk->ik", num_args=2),
          ref=lambda a, b, **p: np.einsum("ij,jk->ik", a, b), np_shape=True),
+    # operands broadcast through '...' or along a size-1 labelled axis: each gradient is summed back
+    # to its operand's shape (as MXNet 1.9.1 does); a repeated index puts it on the diagonal
+    *(Case("_npi_einsum", [shapes], params=dict(subscripts=subs, num_args=len(shapes)), name=f"_npi_einsum_{k}",
+           ref=lambda *ops, _s=subs, **p: np.einsum(_s, *ops), np_shape=True, dtypes=("float64",))
+      for k, (subs, shapes) in enumerate([("...ij,...jk->...ik", [(2, 1, 2, 3), (3, 3, 2)]),
+                                          ("ij,ij->i", [(1, 4), (2, 4)]), ("...,...", [(), (2, 3)]),
+                                          ("i...,j->ij...", [(2, 1, 3), (4,)]), ("ii,i->i", [(3, 3), (1,)])])),
     Case("_npi_linalg_inv", [[(2, 3, 3)]], gens=_well, ref=np.linalg.inv, np_shape=True),
     Case("_npi_linalg_det", [[(2, 3, 3)]], gens=_well, ref=np.linalg.det, np_shape=True),
     Case("_npi_linalg_slogdet", [[(3, 3)]], gens=_well, ref=lambda a: tuple(np.asarray(v) for v in

@@ -10,6 +10,8 @@ and every gradient here comes from the tensordot rule (or einsum's).
 
 from __future__ import annotations
 
+import string
+
 import numpy as np
 
 from ._npop import npop, unbroadcast
@@ -149,16 +151,25 @@ npop("_npi_kron", lambda xp, p, a, b: xp.kron(a, b).astype(_out_type(a, b), copy
 
 
 # -- einsum -----------------------------------------------------------------------------------------
-def _einsum_parts(subscripts: str, n: int):
+def _einsum_parts(subscripts: str, shapes):
+    """Each operand's subscripts and the output's, with ``...`` spelled out in unused letters (right
+    aligned, as NumPy broadcasts it), and each letter's size once size-1 axes are broadcast."""
     s = subscripts.replace(" ", "")
-    if "->" in s:
-        lhs, out = s.split("->")
-    else:
-        lhs = s
+    lhs, out = s.split("->") if "->" in s else (s, None)
+    subs = lhs.split(",")
+    if out is None:
         letters = lhs.replace(",", "").replace("...", "")
         out = ("..." if "..." in lhs else "") + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-    ins = lhs.split(",")
-    return ins, out
+    free = (c for c in string.ascii_letters if c not in s)
+    widths = [len(sh) - len(sb) + 3 if "..." in sb else 0 for sb, sh in zip(subs, shapes, strict=True)]
+    ell = "".join(next(free) for _ in range(max(widths, default=0)))
+    subs = [sb.replace("...", ell[len(ell) - w:]) for sb, w in zip(subs, widths, strict=True)]
+    sizes: dict = {}
+    for sb, sh in zip(subs, shapes, strict=True):
+        for c, d in zip(sb, sh, strict=True):
+            if sizes.get(c, 1) == 1:
+                sizes[c] = d
+    return subs, out.replace("...", ell), sizes
 
 
 def _einsum(xp, p, *ops):
@@ -170,56 +181,29 @@ def _einsum(xp, p, *ops):
 
 
 def _einsum_grad(xp, p, og, ins, outs):
-    subs, out = _einsum_parts(p.subscripts, len(ins))
+    """Each operand's gradient is the einsum of the output gradient with the other operands (all
+    broadcast to full size), summed back to the operand's own shape as MXNet does; an index only
+    this operand has is summed in through a ones operand, a repeated one lands on its diagonal."""
+    subs, out, sizes = _einsum_parts(p.subscripts, [x.shape for x in ins])
+    full = [xp.broadcast_to(x, tuple(sizes[c] for c in sb)) for x, sb in zip(ins, subs, strict=True)]
     g = og[0]
     res = []
     for i, x in enumerate(ins):
-        others = [subs[j] for j in range(len(ins)) if j != i]
-        if "..." not in subs[i] and len(set(subs[i])) != len(subs[i]):
-            res.append(_einsum_grad_repeated(xp, g, out, subs, ins, i))
-            continue
-        spec = ",".join([out, *others]) + "->" + subs[i]
-        letters = set(subs[i].replace("...", ""))
-        present = set((out + "".join(others)).replace("...", ""))
-        if letters - present or len(set(subs[i].replace("...", ""))) != len(subs[i].replace("...", "")):
-            # an index only this operand has (or a repeated one): sum it in through a ones operand
-            missing = "".join(sorted(letters - present))
-            ones = xp.ones(tuple(x.shape[_axis_of(subs[i], c, x.ndim)] for c in missing), x.dtype)
-            spec = ",".join([out, *others, missing]) + "->" + subs[i]
-            r = xp.einsum(spec, g, *[ins[j] for j in range(len(ins)) if j != i], ones)
-        else:
-            r = xp.einsum(spec, g, *[ins[j] for j in range(len(ins)) if j != i])
-        r = xp.asarray(r)
-        res.append((unbroadcast(xp, r, x.shape) if r.ndim >= x.ndim and r.shape != x.shape
-                     else xp.broadcast_to(r, x.shape)).astype(x.dtype))
+        specs = [out, *(subs[j] for j in range(len(ins)) if j != i)]
+        ops = [g, *(full[j] for j in range(len(ins)) if j != i)]
+        uniq = "".join(dict.fromkeys(subs[i]))
+        missing = "".join(c for c in uniq if c not in "".join(specs))
+        if missing:
+            specs.append(missing)
+            ops.append(xp.ones(tuple(sizes[c] for c in missing), g.dtype))
+        r = xp.asarray(xp.einsum(",".join(specs) + "->" + uniq, *ops, optimize=p.optimize))
+        if uniq != subs[i]:
+            diag = xp.zeros(tuple(sizes[c] for c in subs[i]), r.dtype)
+            grid = np.indices(r.shape)
+            diag[tuple(grid[uniq.index(c)] for c in subs[i])] = r
+            r = diag
+        res.append(unbroadcast(xp, r, x.shape).astype(x.dtype))
     return res
-
-
-def _axis_of(sub: str, letter: str, ndim: int) -> int:
-    """The axis of an operand that ``letter`` of its subscripts ``sub`` labels ('...' allowed)."""
-    pos = sub.index(letter)
-    if "..." in sub and pos > sub.index("..."):
-        return ndim - (len(sub) - pos)
-    return pos
-
-
-def _einsum_grad_repeated(xp, g, out, subs, ins, i):
-    """The gradient of an operand with a repeated index (``ii`` in a trace): the gradient over its
-    distinct indices, written onto the matching diagonal."""
-    x, sub = ins[i], subs[i]
-    uniq = "".join(dict.fromkeys(sub))
-    others = [subs[j] for j in range(len(ins)) if j != i]
-    sizes = {c: x.shape[sub.index(c)] for c in uniq}
-    missing = "".join(c for c in uniq if c not in out + "".join(others))
-    ops = [g, *[ins[j] for j in range(len(ins)) if j != i]]
-    spec = ",".join([out, *others] + ([missing] if missing else [])) + "->" + uniq
-    if missing:
-        ops.append(xp.ones(tuple(sizes[c] for c in missing), x.dtype))
-    r = xp.einsum(spec, *ops)
-    grid = np.indices(r.shape)
-    full = xp.zeros(x.shape, x.dtype)
-    full[tuple(grid[uniq.index(c)] for c in sub)] = r
-    return full
 
 
 npop("_npi_einsum", _einsum, params={"subscripts": (str, ""), "optimize": (bool, False)}, var_args=True,
