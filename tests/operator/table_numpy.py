@@ -261,7 +261,14 @@ ROWS_PRODUCTS = [
          np_shape=True),
     Case("_npi_linalg_tensorsolve", [[(2, 2, 4), (2, 2)]],
          gens=[lambda r, s, d: _well(r, (4, 4), d).reshape(s), uniform()],
-         ref=lambda a, b, **p: np.linalg.tensorsolve(a, b), np_shape=True, grad=False),
+         ref=lambda a, b, **p: np.linalg.tensorsolve(a, b), np_shape=True),
+    Case("_npi_linalg_tensorsolve", [[(2, 3, 6), (6,)]], params=dict(axes=(0, 1)), name="_npi_linalg_tensorsolve_axes",
+         gens=[lambda r, s, d: np.ascontiguousarray(_well(r, (6, 6), d).reshape(6, 2, 3).transpose(1, 2, 0)),
+               uniform()],
+         ref=lambda a, b, **p: np.linalg.tensorsolve(a, b, axes=(0, 1)), np_shape=True),
+    # equal ranks: x takes all of a's axes, as in NumPy and MXNet 1.9.1 (a (1, 1, 1) x, not a 0-d one)
+    Case("_npi_linalg_tensorsolve", [[(1, 1, 1), (1, 1, 1)], [(1, 1, 1), ()]], name="_npi_linalg_tensorsolve_1x1",
+         gens=[_POS, uniform()], ref=lambda a, b, **p: np.linalg.tensorsolve(a, b), np_shape=True),
     Case("_npi_linalg_qr", [[(3, 3)]], gens=_well, check=lambda outs, ins, p: np.testing.assert_allclose(
         outs[0] @ outs[1], ins[0], atol=1e-4), np_shape=True),
     Case("_npi_linalg_matrix_rank", [[(3, 3)]], gens=_well, ref=lambda a: np.asarray(np.linalg.matrix_rank(a)),

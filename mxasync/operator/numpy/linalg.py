@@ -248,20 +248,42 @@ npop("_npi_linalg_tensorinv", _tensorinv, params={"ind": (int, 2)}, grad=_tensor
      shape=lambda prop, s: [tuple(s[0][prop.params.ind:]) + tuple(s[0][:prop.params.ind])], doc="NumPy's ``linalg.tensorinv``.")
 
 
+def _tensorsolve_perm(p, ndim: int) -> list:
+    """The axes of ``a`` in solving order: ``axes`` moved to the end, as NumPy does."""
+    perm = list(range(ndim))
+    for k in p.axes or ():
+        perm.remove(k % ndim)
+        perm.append(k % ndim)
+    return perm
+
+
 def _tensorsolve_shape(p, a, b):
-    a = tuple(a)
-    if p.axes:
-        moved = [x % len(a) for x in p.axes]
-        a = tuple(a[i] for i in range(len(a)) if i not in moved) + tuple(a[i] for i in moved)
-    return a[len(b):]
+    """x takes the last ``a.ndim - b.ndim`` axes of the reordered ``a``; NumPy (and MXNet 1.9.1) read
+    that as ``shape[-(a.ndim - b.ndim):]``, so equal ranks give all of ``a``'s axes (a (1, 1, 1) x)."""
+    a = tuple(a[i] for i in _tensorsolve_perm(p, len(a)))
+    return a[-(len(a) - len(b)):]
 
 
 def _tensorsolve(xp, p, a, b):
     return xp.linalg.tensorsolve(a, b, axes=p.axes)
 
 
+def _tensorsolve_grad(xp, p, og, ins, outs):
+    """With ``A`` the reordered ``a`` as an (n, n) matrix and ``A x = b``: ``db = A^-T g`` and
+    ``dA = -db x^T``, put back in ``a``'s axis order."""
+    a, b = ins
+    x = outs[0]
+    perm = _tensorsolve_perm(p, a.ndim)
+    at = xp.transpose(a, perm)
+    n = x.size
+    gb = xp.linalg.solve(at.reshape(n, n).T, og[0].reshape(n))
+    ga = -xp.outer(gb, x.reshape(n))
+    return [xp.transpose(ga.reshape(at.shape), tuple(np.argsort(perm))).astype(a.dtype),
+            gb.reshape(b.shape).astype(b.dtype)]
+
+
 npop("_npi_linalg_tensorsolve", _tensorsolve, arguments=("a", "b"), params={"axes": (Optional[tuple[int, ...]], None)},
-     grad=lambda xp, p, og, ins, outs: [None, None], shape=lambda prop, s: [_tensorsolve_shape(prop.params, *s)],
+     grad=_tensorsolve_grad, shape=lambda prop, s: [_tensorsolve_shape(prop.params, *s)],
      doc="NumPy's ``linalg.tensorsolve``.")
 
 
