@@ -15,6 +15,7 @@ import numbers
 import numpy as np
 
 from .. import ndarray
+from ..util import is_np_array
 from .block import HybridBlock
 
 __all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss",
@@ -23,10 +24,18 @@ __all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "Sigmoid
            "SDMLLoss"]
 
 
+def _broadcast_mul(F, lhs, rhs):
+    """``lhs * rhs`` broadcast; under ``npx.set_np()`` imperatively, NumPy's product, which promotes mixed
+    dtypes (MXNet's losses use ``*`` there: d2l's MaskedSoftmaxCELoss weighs by an integer mask)."""
+    if F is ndarray and is_np_array():
+        return lhs * rhs
+    return F.broadcast_mul(lhs, rhs)
+
+
 def _apply_weighting(F, loss, weight=None, sample_weight=None):
     """``loss * sample_weight`` (broadcast) ``* weight`` (a Python number)."""
     if sample_weight is not None:
-        loss = F.broadcast_mul(loss, sample_weight)
+        loss = _broadcast_mul(F, loss, sample_weight)
     if weight is not None:
         if not isinstance(weight, numbers.Number):
             raise TypeError(f"loss weight must be a number, got {type(weight).__name__}")
@@ -101,13 +110,13 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
             if pos_weight is None:
                 loss = F.relu(pred) - pred * label + softplus
             else:
-                log_weight = 1 + F.broadcast_mul(pos_weight - 1, label)
+                log_weight = 1 + _broadcast_mul(F, pos_weight - 1, label)
                 loss = pred - pred * label + log_weight * (softplus + F.relu(-pred))
         else:
             eps = 1e-12
             pos = F.log(pred + eps) * label
             if pos_weight is not None:
-                pos = F.broadcast_mul(pos, pos_weight)
+                pos = _broadcast_mul(F, pos, pos_weight)
             loss = -(pos + F.log(1.0 - pred + eps) * (1.0 - label))
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
         return self._per_sample(F, loss)

@@ -232,3 +232,30 @@ def test_ctc_loss_lengths():
     np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-5)
     with pytest.raises(ValueError, match="layouts for pred"):
         gloss.CTCLoss(layout="NCT")
+
+
+def test_integer_sample_weight_under_np_array_promotes_like_mxnet():
+    # d2l's MaskedSoftmaxCELoss weighs the loss by npx.sequence_mask(np.ones_like(label)): an integer
+    # mask when the labels are integers; MXNet 1.9.1 multiplies with NumPy's promotion under set_np
+    rng = np.random.RandomState(0)
+    pred = rng.uniform(-1, 1, (3, 4, 5)).astype(np.float32)
+    label = rng.randint(0, 5, (3, 4))
+    bits = rng.randint(0, 2, (4, 5))
+    mask = (np.arange(4)[None, :] < np.array([4, 2, 0])[:, None]).astype(np.int64)[..., None]
+    want = -np.take_along_axis(_log_softmax(pred), label[..., None], -1) * mask
+    with mx.util.np_array(True):
+        p = mx.np.array(pred)
+        p.attach_grad()
+        with autograd.record():
+            loss = gloss.SoftmaxCELoss()(p, mx.np.array(label, dtype="int64"), mx.np.array(mask, dtype="int64"))
+        loss.backward()
+        bce = gloss.SigmoidBCELoss()(mx.np.array(pred[0]), mx.np.array(bits, dtype="int64"), None,
+                                     mx.np.array(np.full((5,), 2.0, np.float32)))
+    assert loss.dtype == np.float32
+    np.testing.assert_allclose(loss.asnumpy(), want.mean(axis=(1, 2)), rtol=1e-5, atol=1e-6)
+    onehot = np.eye(5, dtype=np.float32)[label]
+    grad = (_softmax(pred) - onehot) * mask / 4  # d mean over the 4 steps of each sample
+    np.testing.assert_allclose(p.grad.asnumpy(), grad, rtol=1e-5, atol=1e-6)
+    z, x = bits.astype(np.float32), pred[0]
+    want_bce = x - x * z + (1 + z) * (np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0))
+    np.testing.assert_allclose(bce.asnumpy(), want_bce.mean(axis=1), rtol=1e-5, atol=1e-6)
