@@ -330,6 +330,12 @@ ROWS_EXTRA = [
     Case("_npi_average", [[(3, 4), (4,)]], params=dict(axis=1, weighted=True), gens=[uniform(), _POS],
          ref=lambda a, w, **p: (np.average(a, axis=1, weights=w), np.full(3, w.sum())), np_shape=True,
          wrt=(0, 1)),
+    Case("_npi_average", [[(2, 3, 4), (4,)]], params=dict(axis=-1, weighted=True), gens=[uniform(), _POS],
+         name="_npi_average_neg_axis", ref=lambda a, w, **p: (np.average(a, axis=-1, weights=w), np.full((2, 3), w.sum())),
+         np_shape=True, wrt=(0, 1)),
+    # unweighted, the sum of the weights is a 0-d count (as in MXNet 1.9.1), whatever the axes
+    Case("_npi_average", [[(4, 5, 6)]], params=dict(axis=(0, 2)), name="_npi_average_unweighted",
+         ref=lambda a, **p: (np.average(a, axis=(0, 2)), np.asarray(24.0)), np_shape=True),
     Case("_npi_ediff1d", [[(5,), (2,)]], params=dict(begin="array", end="1.5"),
          ref=lambda a, b, **p: np.ediff1d(a, to_begin=b, to_end=1.5), np_shape=True),
     Case("_npi_diag_indices_from", [[(3, 3)]], ref=lambda a: np.stack(np.diag_indices_from(a)), np_shape=True,

@@ -40,22 +40,23 @@ def _average(xp, p, a, *w):
 
 
 def _average_grad(xp, p, og, ins, outs):
+    """``d avg / d a = w / sum(w)``, ``d avg / d w = (a - avg) / sum(w)``, plus the head gradient of
+    the sum of the weights for ``w``. Unweighted, that sum is a 0-d count with no gradient."""
     a = ins[0]
-    g, g1 = og[0], og[1]  # the head gradients of the average and of the sum of weights
-    axes = tuple(range(a.ndim)) if p.axis is None else ((p.axis,) if isinstance(p.axis, int) else p.axis)
-    for ax in sorted(x % a.ndim for x in axes):
-        g, g1 = xp.expand_dims(g, ax), xp.expand_dims(g1, ax)
+    axes = range(a.ndim) if p.axis is None else [x % a.ndim for x in ((p.axis,) if isinstance(p.axis, int) else p.axis)]
+    kept = tuple(1 if i in axes else n for i, n in enumerate(a.shape))  # the reduced shape, keepdims
+    g = og[0].reshape(kept)
     if len(ins) == 1:
         return [xp.broadcast_to(g / max(a.size // max(og[0].size, 1), 1), a.shape).astype(a.dtype)]
-    wf = _w_full(xp, a, ins[1], p.axis)
-    den = wf.sum(axis=axes, keepdims=True)
-    avg = (a * wf).sum(axis=axes, keepdims=True) / den
+    w = ins[1]
+    wf = _w_full(xp, a, w, p.axis)
+    den = wf.sum(axis=tuple(axes), keepdims=True)
+    avg = (a * wf).sum(axis=tuple(axes), keepdims=True) / den
     ga = g * wf / den
-    gw = g * (a - avg) / den + g1
-    return [ga.astype(a.dtype), unbroadcast(xp, gw if ins[1].shape == a.shape else
-                                            (gw.sum(axis=tuple(i for i in range(a.ndim) if i != p.axis))
-                                             if ins[1].ndim == 1 and a.ndim > 1 else gw), ins[1].shape)
-            .astype(ins[1].dtype)]
+    gw = g * (a - avg) / den + og[1].reshape(kept)
+    if w.shape != a.shape and w.ndim == 1 and a.ndim > 1:  # a 1-D w lies along the one axis
+        gw = gw.sum(axis=tuple(i for i in range(a.ndim) if i != axes[0]))
+    return [ga.astype(a.dtype), unbroadcast(xp, gw, w.shape).astype(w.dtype)]
 
 
 npop("_npi_average", _average, nout=2, arguments=("a", "weights"), params={"axis": (Axis, None),
