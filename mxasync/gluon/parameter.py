@@ -256,6 +256,8 @@ class Parameter:
         with autograd.pause():
             if data is None:
                 data = nd.zeros(self.shape, ctx=cpu(), dtype=self.dtype)
+                if is_np_array():  # MXNet hands initializers an mx.np array then (d2l's custom ones use np ops)
+                    data = data.as_np_ndarray()
                 _init.create(default_init)(_init.InitDesc(self.name, {"__init__": init}), data)
             self._init_impl(data, ctx)
 

@@ -55,3 +55,25 @@ def test_training_under_set_np():
         assert (pred.asnumpy() == label).mean() > 0.9
     finally:
         npx.reset_np()
+
+
+def test_initializers_get_mx_np_arrays_under_np_array():
+    # MXNet 1.9.1 hands _init_weight an mx.np array under set_np: d2l's custom initializer does
+    # ``data *= np.abs(data) >= 5`` (a bool mask), which a legacy NDArray refuses
+    seen = []
+
+    class Masked(mx.init.Initializer):
+        def _init_weight(self, name, data):
+            seen.append(type(data))
+            data[:] = np.array(onp.arange(-6.0, 6.0).reshape(data.shape))
+            data *= np.abs(data) >= 5
+
+    with mx.util.np_array(True):
+        net = nn.Dense(4, in_units=3)
+        net.initialize(Masked())
+        weight = net.weight.data()
+    assert seen == [np.ndarray] and isinstance(weight, np.ndarray)
+    want = onp.arange(-6.0, 6.0).reshape(4, 3)
+    onp.testing.assert_array_equal(weight.asnumpy(), want * (abs(want) >= 5))
+    with mx.util.np_array(True):
+        nn.Dense(4, in_units=3).initialize(mx.init.Xavier())  # the built-in ones take them too
