@@ -38,6 +38,25 @@ def _api():
     return _api_registry.ND
 
 
+def _index_array(arr: _np.ndarray) -> _np.ndarray:
+    """An index array as NumPy takes it: MXNet indexes with float arrays too (``np.array([1])`` is
+    float32 there), truncating them to integers, for reads and writes alike."""
+    return arr.astype(_np.int64) if arr.dtype.kind == "f" else arr
+
+
+def _assign(target: _np.ndarray, key: tuple, value) -> None:
+    """``target[key] = value``, where a value with more axes than the selection loses its leading
+    1-size ones first, as MXNet's ``_prepare_value_nd`` does (NumPy 2 refuses ``x[i] = [[v]]``)."""
+    try:
+        target[key] = value
+    except ValueError:
+        shape, want = _np.shape(value), _np.ndim(target[key])
+        lead = len(shape) - want
+        if lead <= 0 or any(n != 1 for n in shape[:lead]):
+            raise
+        target[key] = _np.reshape(value, shape[lead:])
+
+
 class ndarray(NDArray):  # noqa: N801 - NumPy's name
     """An n-dimensional array of the engine with NumPy's semantics (``mx.np.ndarray``)."""
 
@@ -222,8 +241,8 @@ class ndarray(NDArray):  # noqa: N801 - NumPy's name
 
         def assign(rctx):
             it = iter(datas)
-            k = tuple(next(it) if p is None else p for p in plain)
-            target[k] = val_arr._data if val_arr is not None else vnp
+            k = tuple(_index_array(next(it)) if p is None else p for p in plain)
+            _assign(target, k, val_arr._data if val_arr is not None else vnp)
 
         reads = [a._chunk.var for a in arrays] + ([val_arr._chunk.var] if val_arr is not None else [])
         reads = [v for v in dict.fromkeys(reads) if v is not self._chunk.var]

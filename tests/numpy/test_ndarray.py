@@ -78,3 +78,22 @@ def test_set_np_default_dtype():
     finally:
         npx.reset_np()
     assert np.ones(2).dtype == onp.float32
+
+
+def test_setitem_trims_leading_unit_axes_and_takes_float_index_arrays():
+    # MXNet 1.9.1: a value with extra leading 1-size axes fits the selection (d2l's sequence chapter
+    # writes a (1, 1) prediction into x[i]); float index arrays (np.array([1]) is float32) truncate
+    got = np.zeros(5)
+    got[2] = np.array([[3.0]])
+    got[3] = [[[4.0]]]
+    got[0:2] = np.ones((1, 1, 2)) * 7
+    ref = onp.array([7.0, 7.0, 3.0, 4.0, 0.0])
+    onp.testing.assert_array_equal(got.asnumpy(), ref)
+    m = np.zeros((2, 3))
+    m[np.array([1.0]), 0] = np.array([[[5.0]]])
+    m[np.array([0.0, 1.0]), np.array([2.0, 1.0])] = np.array([6.0, 8.0])
+    onp.testing.assert_array_equal(m.asnumpy(), [[0, 0, 6], [5, 8, 0]])
+    bad = np.zeros(4)
+    bad[1] = np.ones((2, 1))  # a leading axis of 2 does not fit a scalar: NumPy's error, named for the op
+    with pytest.raises(mx.MXNetError, match="_npi_setitem"):
+        bad.asnumpy()
