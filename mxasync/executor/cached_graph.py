@@ -289,7 +289,7 @@ _CONTROL_FLOW = ("_foreach", "_while_loop", "_cond")
 
 def _dynamic_order(sym) -> list | None:
     """The graph's nodes when an op's output shape depends on input values (``shape_from_values``:
-    ``contrib.boolean_mask``), which no executor can plan: every call then runs the ops one by one, as
+    ``contrib.boolean_mask``, ``np.unique``, ``np.bincount``), which no executor can plan: every call then runs the ops one by one, as
     MXNet's CachedOp does for dynamic shapes. None for the other graphs."""
     order = topo_order(sym._heads)
     ops = [n for n in order if not n.is_variable]

@@ -1,7 +1,9 @@
 """``mx.np`` sorting, searching, sets, statistics and misc functions, written once against ``F``.
 
-Functions whose result's shape depends on values (``nonzero``, ``unique``) run their kernel on
-the engine and wait for it (:func:`~mxasync.numpy.multiarray.run_dynamic`); MXNet waits too.
+Functions whose result's shape depends on values wait for their inputs, as MXNet's do:
+``unique`` and ``bincount`` are ops that size their outputs from the values (``shape_from_values``;
+a hybridized block holding one runs op by op), the others (``nonzero``, ...) run their kernel on the
+engine and wait for it (:func:`~mxasync.numpy.multiarray.run_dynamic`) and have no symbolic form.
 """
 
 from __future__ import annotations
@@ -47,13 +49,9 @@ def _argwhere(F, a):
 
 @_export
 def _unique(F, ar, return_index=False, return_inverse=False, return_counts=False, axis=None):
-    def k(xp, x):
-        res = xp.unique(x, return_index=return_index, return_inverse=return_inverse,
-                        return_counts=return_counts, axis=axis)
-        if isinstance(res, tuple):
-            return (res[0],) + tuple(r.astype(_np.int64) for r in res[1:])
-        return res
-    return _dynamic(F, k, [ar], "unique")
+    res = F.op("_npi_unique", [ar], return_index=bool(return_index), return_inverse=bool(return_inverse),
+               return_counts=bool(return_counts), axis=axis)
+    return tuple(res) if return_index or return_inverse or return_counts else res
 
 
 @_export
@@ -68,8 +66,10 @@ def _argsort(F, a, axis=-1, kind=None, order=None):
 
 @_export
 def _bincount(F, x, weights=None, minlength=0):
+    if minlength < 0:
+        raise ValueError(f"np.bincount: minlength={minlength} must not be negative")
     ins = [x] if weights is None else [x, weights]
-    return _dynamic(F, lambda xp, a, *w: xp.bincount(a, w[0] if w else None, minlength), ins, "bincount")
+    return F.op("_npi_bincount", ins, minlength=int(minlength), has_weights=weights is not None)
 
 
 @_export

@@ -326,7 +326,21 @@ def _true_only(outs, ins, p):
     assert bool(outs[0]) and outs[0].shape == ()
 
 
+def _unique_ref(a, **p):
+    res = np.unique(a, return_index=p["return_index"], return_inverse=p["return_inverse"],
+                    return_counts=p["return_counts"], axis=p["axis"])
+    return tuple([res[0]] + [r.astype(np.int64) for r in res[1:]])
+
+
 ROWS_EXTRA = [
+    # output shapes from the values (value_shaped.py; more in test_value_shaped_ops.py), zero gradients
+    Case("_npi_unique", [[(4, 3)], [(6,)]], params=dict(return_index=True, return_inverse=True, return_counts=True,
+                                                         axis=None), gens=integers(0, 4), ref=_unique_ref,
+         np_shape=True, grad="zero"),
+    Case("_npi_unique", [[(4, 3)]], params=dict(return_index=False, return_inverse=False, return_counts=True, axis=0),
+         name="_npi_unique_axis", gens=integers(0, 2), ref=_unique_ref, np_shape=True, grad="zero"),
+    Case("_npi_bincount", [[(7,), (7,)]], params=dict(minlength=3, has_weights=True), gens=integers(0, 5),
+         dtypes=("int32",), check=_exact(lambda a, w: np.bincount(a, w, 3).astype(np.int32)), np_shape=True),
     Case("_npi_average", [[(3, 4), (4,)]], params=dict(axis=1, weighted=True), gens=[uniform(), _POS],
          ref=lambda a, w, **p: (np.average(a, axis=1, weights=w), np.full(3, w.sum())), np_shape=True,
          wrt=(0, 1)),

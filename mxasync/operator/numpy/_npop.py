@@ -55,6 +55,7 @@ PARAM_DOCS: dict[str, str] = {
     "end": "what goes after the differences: 'array' (an input), a number, or None",
     "endpoint": "include ``stop`` as the last value", "equal_nan": "treat two NaNs as equal",
     "fill_value": "the value to fill with", "hermitian": "the input is Hermitian (symmetric)",
+    "has_weights": "a weights input follows the data",
     "high": "the upper bound of the interval", "ind": "the number of leading axes that are the inverse's last",
     "indices": "the split points along the axis (when ``sections`` is 0)",
     "interpolation": "how a percentile between two values is computed (NumPy's method)",
@@ -62,7 +63,7 @@ PARAM_DOCS: dict[str, str] = {
     "keepdims": "keep the reduced axes as size-1 dimensions", "key": "the index, encoded as literals ('A': an index array input)",
     "kind": "which window function", "left": "the value below the first sample point (None: its value)",
     "loc": "the distribution's location (mean)", "low": "the lower bound of the interval",
-    "mean": "the mean of the underlying normal distribution", "mode": "NumPy's mode for this function",
+    "mean": "the mean of the underlying normal distribution", "minlength": "the least length of the result", "mode": "NumPy's mode for this function",
     "msg": "the message of the ValueError raised when the condition fails", "n": "the number of repeats or trials",
     "nan": "the value NaNs become", "ndim": "the minimum number of dimensions",
     "neginf": "the value -inf becomes (None: the dtype's lowest)", "new_shape": "the shape of the result",
@@ -76,7 +77,10 @@ PARAM_DOCS: dict[str, str] = {
     "range": "the lower and upper edges of the bins (None: the data's)", "rcond": "the cutoff for small singular values",
     "rcond_array": "``rcond`` is an array input", "repeats": "the number of repetitions",
     "replace": "sample with replacement", "reps": "the number of repetitions along each axis",
-    "reverse": "match the codes from the right", "right": "the value above the last sample point (None: its value)",
+    "reverse": "match the codes from the right",
+    "return_counts": "also return how often each unique value occurs",
+    "return_index": "also return the indices of the first occurrences",
+    "return_inverse": "also return the indices that rebuild the input", "right": "the value above the last sample point (None: its value)",
     "rtol": "the relative tolerance", "scalar": "the scalar operand (None: the op has two array inputs)",
     "scalar_is_int": "the scalar operand is a Python int (it keeps integer arithmetic)",
     "scalar_is_x": "the scalar takes the place of ``x`` (else of ``y``)",
@@ -197,12 +201,16 @@ def npop(name: str, kernel: Callable, *, params: dict[str, tuple[Any, Any]] | No
          grad: Callable | None = None, arguments: tuple[str, ...] = ("a",), nout: int = 1,
          var_args: bool = False, deps: str = "og,in,out", shape: Callable | None = None,
          dtype: Callable | None = None, stand_in: str = "zeros", random: bool = False,
-         aliases: tuple[str, ...] = (), doc: str = "", args: Callable | None = None) -> Any:
+         aliases: tuple[str, ...] = (), doc: str = "", args: Callable | None = None,
+         base: type[NumpyProperty] | None = None, shape_from_values: Callable | None = None) -> Any:
     """Register ``name`` as an op computing ``kernel(xp, p, *inputs)`` (``kernel(xp, p, rng,
     *inputs)`` with ``random=True``).
 
     ``params`` maps each param to ``(type, default)``; ``grad(xp, p, out_grads, inputs, outputs)``
     returns the input gradients (None: zero); ``var_args`` makes a variadic op (``num_args``).
+    ``base`` is a :class:`NumpyProperty` subclass for what a kernel cannot say (outputs that
+    depend on params); ``shape_from_values(prop, in_data)`` sizes the outputs of an op whose
+    shapes depend on its input values (see ``OperatorProperty.shape_from_values``).
     """
     fields = dict(params or {})
     if var_args:
@@ -215,6 +223,8 @@ def npop(name: str, kernel: Callable, *, params: dict[str, tuple[Any, Any]] | No
         param_cls = NoParam
     outputs = ("output",) if nout == 1 else tuple(f"output{i}" for i in range(nout))
     extra: dict[str, Any] = {"stand_in": stand_in, "random": random}
+    if shape_from_values is not None:
+        extra["shape_from_values"] = shape_from_values
     args_fn = (lambda p: [f"arg{i}" for i in range(p.num_args)]) if var_args else args
     fwd = kernel
     if random:
@@ -223,7 +233,7 @@ def npop(name: str, kernel: Callable, *, params: dict[str, tuple[Any, Any]] | No
     opdef = defop(name, fwd=fwd, bwd=grad, param=param_cls, arguments=arguments, outputs=outputs,
                   shape=shape, dtype=dtype, args=args_fn, deps=deps, aliases=aliases,
                   doc=doc or (kernel.__doc__ or f"The NumPy-interface op {name}."),
-                  var_args="num_args" if var_args else None, base=NumpyProperty,
+                  var_args="num_args" if var_args else None, base=base or NumpyProperty,
                   wants_ctx=random, **extra)
     if random:
         opdef.prop_cls.fwd = staticmethod(_random_fwd(kernel))
