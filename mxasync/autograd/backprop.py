@@ -269,8 +269,9 @@ def _backward_node(node, grads, add_term, wanted, needs, train_mode, create_grap
     in_data = [pick("in", k, x) for k, x in enumerate(args)]
     out_data = [pick("out", k, o) for k, o in enumerate(outs)]
     aux_data = [a._data for a in node.aux]
-    reads += [a._chunk.var for a in node.aux]
     in_grad, req, writes = [], [], []
+    # SyncBatchNorm updates its moving statistics in backward, as MXNet's does
+    (writes if prop.backward_writes_aux else reads).extend(a._chunk.var for a in node.aux)
     for x, e in zip(args, node.in_ag, strict=True):
         if e is not None and (wanted(e) or (e.node is not None and needs.get(id(e.node), False))):
             g = _empty(x.shape, x.dtype, x.context, op_output=True)
@@ -283,6 +284,17 @@ def _backward_node(node, grads, add_term, wanted, needs, train_mode, create_grap
             req.append(NULL)
     res = [ResourceManager.get().request(ctx, r) for r in prop.backward_resource()]
     writes += [r.var for r in res]
+    if prop.asynchronous(train_mode):  # done when it calls on_complete (SyncBatchNorm over devices)
+        bwd_async = prop.backward_async_fn(ctx)
+
+        def run_async(rctx, on_complete):
+            bwd_async(OpContext(train_mode, rctx, res), out_grad, in_data, out_data, req, in_grad, aux_data,
+                      on_complete)
+
+        writes = list(dict.fromkeys(writes))
+        Engine.get().push_async(run_async, ctx, [v for v in dict.fromkeys(reads) if v not in writes], writes,
+                                name=f"{prop.op_name}_backward")
+        return
     bwd = prop.backward_fn(ctx)
 
     def run(rctx):

@@ -207,7 +207,10 @@ class Executor:
                 if hook is not None and hook[1] and st.kind == "forward":
                     for name, e in st.op_inputs:
                         hook[0](name.encode(), st.op.encode(), self._arrays[e])
-                eng.push_sync(st.fns[flag], ctx, st.const_vars, st.mutate_vars, name=st.name)
+                if st.asynchronous[flag]:
+                    eng.push_async(st.fns[flag], ctx, st.const_vars, st.mutate_vars, name=st.name)
+                else:
+                    eng.push_sync(st.fns[flag], ctx, st.const_vars, st.mutate_vars, name=st.name)
                 if hook is not None and st.kind == "forward":
                     for name, e in st.outputs:
                         hook[0](name.encode(), st.op.encode(), self._monitored(e))

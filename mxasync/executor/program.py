@@ -22,10 +22,14 @@ class Step:
     """One push: ``fns[is_train]`` runs it; ``outputs`` names what a monitor sees; ``op`` and
     ``op_inputs`` (``<node>_<argument>``) are what an op hook (Gluon's ``register_op_hook``) sees."""
 
-    __slots__ = ("name", "fns", "const_vars", "mutate_vars", "outputs", "inputs", "kind", "op", "op_inputs")
+    __slots__ = ("name", "fns", "const_vars", "mutate_vars", "outputs", "inputs", "kind", "op", "op_inputs",
+                 "asynchronous")
 
-    def __init__(self, kind, name, fns, const_vars, mutate_vars, outputs=(), inputs=(), op="", op_inputs=()):
+    def __init__(self, kind, name, fns, const_vars, mutate_vars, outputs=(), inputs=(), op="", op_inputs=(),
+                 asynchronous=(False, False)):
         self.kind, self.name, self.fns = kind, name, fns
+        #: per is_train: ``fns[flag]`` is ``fn(rctx, on_complete)``, pushed with ``push_async``
+        self.asynchronous = asynchronous
         self.const_vars, self.mutate_vars = const_vars, mutate_vars
         self.outputs, self.inputs = list(outputs), list(inputs)
         self.op, self.op_inputs = op, list(op_inputs)
@@ -69,7 +73,16 @@ def _compile(ex, op, data) -> Step:
         res = [ResourceManager.get().request(ctx, r) for r in prop.forward_resource()]
         mutated = [args[i] for i in prop.mutate_inputs()]
 
+        asyn = (prop.asynchronous(False), prop.asynchronous(True))
+
         def make(is_train):
+            if asyn[is_train]:  # done when it calls on_complete (SyncBatchNorm meeting its other devices)
+                fwd_async = prop.forward_async_fn(ctx)
+
+                def run_async(rctx, on_complete):
+                    fwd_async(OpContext(is_train, rctx, res), in_data, req, out_data, aux_data, on_complete)
+                return run_async
+
             def run(rctx):
                 fwd(OpContext(is_train, rctx, res), in_data, req, out_data, aux_data)
             return run
@@ -79,7 +92,8 @@ def _compile(ex, op, data) -> Step:
         return Step("forward", node.name, (make(False), make(True)), [v for v in reads if v not in writes],
                     writes, outputs=[(node.output_name(k), e) for k, e in enumerate(outs)],
                     inputs=[(g.entry_name(e), e) for e in args], op=node.op.name,
-                    op_inputs=[(f"{node.name}_{a}", e) for a, e in zip(prop.list_arguments(), args, strict=False)])
+                    op_inputs=[(f"{node.name}_{a}", e) for a, e in zip(prop.list_arguments(), args, strict=False)],
+                    asynchronous=asyn)
     # backward
     xp = ex._xp
     ent = ex._entries
@@ -106,7 +120,16 @@ def _compile(ex, op, data) -> Step:
     def run_bwd(rctx):
         bwd(OpContext(True, rctx, res), out_grad, in_data, out_data, req, in_grad, aux_data)
 
-    writes = list(dict.fromkeys(_vars(arrays, op.writes) + [r.var for r in res]))
+    asyn = prop.asynchronous(True)
+    if asyn:  # done when it calls on_complete (SyncBatchNorm meeting its other devices)
+        bwd_async = prop.backward_async_fn(ctx)
+
+        def run_bwd(rctx, on_complete):  # noqa: F811 - the asynchronous twin replaces it
+            bwd_async(OpContext(True, rctx, res), out_grad, in_data, out_data, req, in_grad, aux_data, on_complete)
+
+    # SyncBatchNorm updates its moving statistics in backward, as MXNet's does
+    written_aux = aux if prop.backward_writes_aux else []
+    writes = list(dict.fromkeys(_vars(arrays, op.writes + written_aux) + [r.var for r in res]))
     reads = [v for v in _vars(arrays, op.reads + aux) if v not in writes]
     # what a monitor sees, under MXNet's names: the entry of each input gradient, or its (shape, dtype)
     # when no gradient is kept (MXNet shows its scratch buffer there)
@@ -114,7 +137,7 @@ def _compile(ex, op, data) -> Step:
     seen = [(f"{node.name}_backward_output{k if many else ''}",
              x if x is not None else (ent[args[k]].shape, ent[args[k]].dtype)) for k, x in enumerate(op.in_grad)]
     return Step("backward", f"{node.name}_backward", (run_bwd, run_bwd), reads, writes, outputs=seen,
-                op=f"_backward_{node.op.name}")
+                op=f"_backward_{node.op.name}", asynchronous=(asyn, asyn))
 
 
 def _sum_step(ex, op, data) -> Step:

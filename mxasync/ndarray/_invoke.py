@@ -43,7 +43,7 @@ _PLANS_MAX = 4096
 
 class _Plan:
     __slots__ = ("name", "label", "out_shapes", "out_types", "fwd", "resources", "nout", "visible", "n_args",
-                 "mutate_inputs", "inline", "req", "ctx", "simple", "small", "xp", "op_ctx")
+                 "mutate_inputs", "inline", "req", "ctx", "simple", "small", "xp", "op_ctx", "asynchronous")
 
     def __init__(self, opdef, prop, args, ctx, is_train, out_shapes=None):
         self.name = opdef.name
@@ -55,6 +55,10 @@ class _Plan:
             raise MXAsyncError(f"{prop.label}: cannot infer the output shape from inputs "
                                f"{[x.shape for x in args]}")
         self.fwd = prop.forward_fn(ctx)
+        # done when it calls on_complete (SyncBatchNorm meeting its other devices): pushed with push_async
+        self.asynchronous = prop.asynchronous(is_train)
+        if self.asynchronous:
+            self.fwd = prop.forward_async_fn(ctx)
         requests = prop.resources(is_train)
         self.resources = [ResourceManager.get().request(ctx, r) for r in requests] if requests else ()
         self.nout = prop.num_outputs()
@@ -67,7 +71,7 @@ class _Plan:
         self.inline = size < INLINE_ELEMENTS and ctx.device_type == "cpu"
         self.req = [WRITE_TO] * self.nout
         # one output, no aux, resources or in-place inputs: the common case gets a short path
-        self.simple = self.nout == 1 and not self.resources and not self.mutate_inputs
+        self.simple = self.nout == 1 and not self.resources and not self.mutate_inputs and not self.asynchronous
         self.xp = _xp(ctx)
         # small CPU outputs are plain numpy arrays (see chunk.py); others go through the pool
         largest = max((_nbytes(sh, t) for sh, t in zip(self.out_shapes, self.out_types, strict=True)), default=0)
@@ -178,10 +182,16 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
             + [args[i]._chunk.var for i in plan.mutate_inputs] + [r.var for r in resources]))
         const_vars = [v for v in map(_VAR, args) if v not in mutate_vars]
 
-    def run(rctx):
-        fwd(OpContext(is_train, rctx, resources), in_data, req, out_data, aux_data)
+    if plan.asynchronous:
+        def run_async(rctx, on_complete):
+            fwd(OpContext(is_train, rctx, resources), in_data, req, out_data, aux_data, on_complete)
 
-    _engine().push_sync(run, ctx, const_vars, mutate_vars, name=plan.name, inline=plan.inline)
+        _engine().push_async(run_async, ctx, const_vars, mutate_vars, name=plan.name)
+    else:
+        def run(rctx):
+            fwd(OpContext(is_train, rctx, resources), in_data, req, out_data, aux_data)
+
+        _engine().push_sync(run, ctx, const_vars, mutate_vars, name=plan.name, inline=plan.inline)
     if inputs and type(inputs[0]) is not NDArray:  # an mx.np array in: its class out
         for o in outputs:
             o.__class__ = type(inputs[0])

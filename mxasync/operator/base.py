@@ -87,6 +87,18 @@ class Operator:
                  in_grad: list, aux: list) -> None:
         raise MXAsyncError(f"{type(self).__name__}: backward is not implemented")
 
+    # an op whose property says ``asynchronous(is_train)`` runs through these instead: done when it
+    # calls ``on_complete()`` (or ``on_complete(exc)``), from any thread; they must never block
+    def forward_async(self, op_ctx: OpContext, in_data: list, req: list, out_data: list, aux: list,
+                      on_complete: Callable) -> None:
+        self.forward(op_ctx, in_data, req, out_data, aux)
+        on_complete()
+
+    def backward_async(self, op_ctx: OpContext, out_grad: list, in_data: list, out_data: list, req: list,
+                       in_grad: list, aux: list, on_complete: Callable) -> None:
+        self.backward(op_ctx, out_grad, in_data, out_data, req, in_grad, aux)
+        on_complete()
+
 
 class _Converters:
     """``OperatorProperty.onnx_export`` until a converter is attached to the op's class: the first look-up
@@ -135,6 +147,21 @@ class OperatorProperty:
     #: on NDArrays for ``create_graph`` (``nd.invoke(name, inputs, **params)`` runs an op); None for
     #: an input means zero, a None result means "not covered here" (the kernel runs instead)
     recorded_gradient: ClassVar[Callable | None] = None
+
+    # -- asynchronous ops (MXNet's ExecType::kAsync) ----------------------------------------
+    #: the backward writes the aux states (MXNet's SyncBatchNorm updates its moving statistics
+    #: there): the callers list their vars among the backward's writes, not its reads
+    backward_writes_aux: ClassVar[bool] = False
+
+    def asynchronous(self, is_train: bool) -> bool:
+        """Whether a call (forward, and its backward) completes after its function returns.
+
+        Then the callers push ``forward_async_fn`` / ``backward_async_fn`` with
+        ``Engine.push_async``: the function gets a trailing ``on_complete`` and the op is done when
+        it is called (``_contrib_SyncBatchNorm`` with ``ndev > 1`` in training waits so for the
+        copies on the other devices without holding a thread). Default: never.
+        """
+        return False
 
     # -- shapes known only from values ---------------------------------------------------
     #: ``fn(prop, in_data) -> output shapes`` for an op whose output shape depends on its input
@@ -260,6 +287,14 @@ class OperatorProperty:
         if fn is None:
             fn = self._operators[key] = _launching(ctx, self.operator(ctx).backward)
         return fn
+
+    def forward_async_fn(self, ctx):
+        """``fn(op_ctx, in_data, req, out_data, aux, on_complete)``: forward of an asynchronous call."""
+        return self.operator(ctx).forward_async
+
+    def backward_async_fn(self, ctx):
+        """``fn(op_ctx, out_grad, in_data, out_data, req, in_grad, aux, on_complete)``: its backward."""
+        return self.operator(ctx).backward_async
 
     def __repr__(self) -> str:
         return f"<{self.label} {self.params!r}>"

@@ -253,6 +253,14 @@ class Engine:
                          _DELETE_VAR, 0, "DeleteVariable", True))
         var._deleted = True
 
+    def call_later(self, delay: float, fn: Callable[[], Any]) -> None:
+        """Call ``fn()`` on the engine loop's thread after ``delay`` seconds; never blocks.
+
+        For watchdogs of callback ops (a round of ``_contrib_SyncBatchNorm``'s device copies that
+        never fills): no thread sleeps for them. ``fn`` must be quick and must not wait.
+        """
+        self._loop.call_later(delay, fn)
+
     # ------------------------------------------------------------------- bulk
     def bulk(self, size: int):
         """Group the sync pushes of this thread into engine ops of up to ``size`` pushes.

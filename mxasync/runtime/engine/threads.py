@@ -124,6 +124,11 @@ class EngineLoop:
         else:
             loop.call_soon_threadsafe(self._create, coro_factory, args)
 
+    def call_later(self, delay: float, fn) -> None:
+        """Call ``fn()`` on the engine loop's thread after ``delay`` seconds, from any thread."""
+        loop = self.get()
+        loop.call_soon_threadsafe(loop.call_later, delay, fn)
+
     def _create(self, coro_factory, args) -> None:
         task = self.loop.create_task(coro_factory(*args))
         self.tasks.add(task)
