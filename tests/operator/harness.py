@@ -74,11 +74,14 @@ def backward(op: str, params: dict, inputs, outs, out_grads, aux=(), req=WRITE_T
 def numeric_grad(op, params, inputs, head, aux=(), wrt=None, is_train=True, eps=GRAD_EPS):
     """d(sum(out_k * head_k))/d input, by central differences (float64)."""
     grads = []
+    # perturbed through reshape(-1), which must be a view: of a non-contiguous input it is a copy,
+    # and the gradient silently came out zero
+    inputs = [x if x.flags.c_contiguous else x.copy() for x in inputs]
     for i, x in enumerate(inputs):
         if wrt is not None and i not in wrt:
             grads.append(None)
             continue
-        g = np.zeros_like(x)
+        g = np.zeros(x.shape, x.dtype)
         flat = x.reshape(-1)
         gflat = g.reshape(-1)
         for j in range(flat.size):
