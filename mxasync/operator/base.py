@@ -290,11 +290,19 @@ class OperatorProperty:
 
     def forward_async_fn(self, ctx):
         """``fn(op_ctx, in_data, req, out_data, aux, on_complete)``: forward of an asynchronous call."""
-        return self.operator(ctx).forward_async
+        key = ("fwd_async", ctx)
+        fn = self._operators.get(key)
+        if fn is None:
+            fn = self._operators[key] = _launching(ctx, self.operator(ctx).forward_async)
+        return fn
 
     def backward_async_fn(self, ctx):
         """``fn(op_ctx, out_grad, in_data, out_data, req, in_grad, aux, on_complete)``: its backward."""
-        return self.operator(ctx).backward_async
+        key = ("bwd_async", ctx)
+        fn = self._operators.get(key)
+        if fn is None:
+            fn = self._operators[key] = _launching(ctx, self.operator(ctx).backward_async)
+        return fn
 
     def __repr__(self) -> str:
         return f"<{self.label} {self.params!r}>"

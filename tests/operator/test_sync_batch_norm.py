@@ -5,6 +5,10 @@ what happens when a device never comes. The gluon layer against MXNet: tests/glu
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -126,3 +130,22 @@ def test_inference_and_global_stats_need_no_other_device():
     with autograd.train_mode():
         y = _call(x, *gb, "alone", use_global_stats=True)
     np.testing.assert_allclose(y.asnumpy(), x.asnumpy() / np.sqrt(1 + 1e-5), rtol=1e-6)
+
+
+_NAIVE = """
+import mxasync as mx
+with mx.autograd.train_mode():
+    y = mx.nd.contrib.SyncBatchNorm(mx.nd.ones((2, 3)), mx.nd.ones((3,)), mx.nd.zeros((3,)), mx.nd.zeros((3,)),
+                                    mx.nd.ones((3,)), key="naive", ndev=2)
+try:
+    y.asnumpy()
+except mx.MXNetError as exc:
+    print(exc)
+"""
+
+
+def test_the_naive_engine_refuses_at_once():
+    """MXASYNC_ENGINE_TYPE=naive runs an op at its push: device 0's copy would wait there for device 1."""
+    env = dict(os.environ, MXASYNC_ENGINE_TYPE="naive")
+    run = subprocess.run([sys.executable, "-c", _NAIVE], env=env, capture_output=True, text=True, timeout=120)
+    assert "ndev=2 needs the threaded engine" in run.stdout, run.stdout + run.stderr

@@ -145,7 +145,9 @@ def _expire(name: tuple, entry: _Name) -> None:
             f"{r.label}: the {name[1]} round waited "
             f"{r.deadline - r.opened:g} s ({_TIMEOUT_ENV}) for ndev={r.ndev} devices but only "
             f"{len(came)} came ({', '.join(str(c) for c in came)}): run the layer once on each of its "
-            f"{r.ndev} devices per step (in training), or set num_devices to the number of devices used"))
+            f"{r.ndev} devices per step (in training), or set num_devices to the number of devices used; "
+            "a wait (asnumpy, wait_to_read) between the devices' calls holds the thread that would push "
+            "the others"))
 
 
 def open_rounds() -> dict:

@@ -74,8 +74,21 @@ def _check_channels(parts: list) -> None:
 
 
 class SyncBatchNormOperator(Operator):
-    def __init__(self, params: SyncBatchNormParam, xp, label: str):
-        self.p, self.xp, self.label = params, xp, label
+    def __init__(self, params: SyncBatchNormParam, backend, label: str):
+        self.p, self.xp, self.label = params, backend.xp, label
+        # a device backend launches on the op's device and stream: the copy that fills a round finishes
+        # the others, each inside its own op's scope
+        self._scope = backend.launch_scope if backend.asynchronous else None
+
+    def _in_scope(self, op_ctx, fn):
+        scope = self._scope
+        if scope is None:
+            return fn
+
+        def scoped(result, exc):
+            with scope(op_ctx.run_ctx):
+                fn(result, exc)
+        return scoped
 
     # -- pieces -------------------------------------------------------------------------------
     def _stats(self, op_ctx) -> bool:
@@ -149,7 +162,7 @@ class SyncBatchNormOperator(Operator):
             on_complete()
 
         self._round("forward", op_ctx.run_ctx.ctx if op_ctx.run_ctx is not None else None,
-                    (n, _host(mean_d), _host(m2_d)), _combine_forward, finish)
+                    (n, _host(mean_d), _host(m2_d)), _combine_forward, self._in_scope(op_ctx, finish))
 
     # -- backward -----------------------------------------------------------------------------
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
@@ -204,7 +217,8 @@ class SyncBatchNormOperator(Operator):
             on_complete()
 
         self._round("backward", op_ctx.run_ctx.ctx if op_ctx.run_ctx is not None else None,
-                    (n, _host(sg_d * gam64), _host(sgx_d * gam64)), _combine_backward, finish)
+                    (n, _host(sg_d * gam64), _host(sgx_d * gam64)), _combine_backward,
+                    self._in_scope(op_ctx, finish))
 
     def _assign_grads(self, req, in_grad, dx, dgamma, dbeta) -> None:
         assign(in_grad[0], req[0], dx)
@@ -230,4 +244,4 @@ class SyncBatchNormProperty(BatchNormProperty):
     def create_operator(self, ctx) -> Operator:
         from ...backends import get_backend
 
-        return SyncBatchNormOperator(self.params, get_backend(ctx.device_type).xp, self.label)
+        return SyncBatchNormOperator(self.params, get_backend(ctx.device_type), self.label)
