@@ -272,37 +272,29 @@ class OperatorProperty:
             op = self._operators[ctx] = self.create_operator(ctx)
         return op
 
-    def forward_fn(self, ctx):
-        """``fn(op_ctx, in_data, req, out_data, aux)`` running forward on ``ctx`` (cached; the fast path)."""
-        key = ("fwd", ctx)
+    def _launched(self, kind: str, ctx, method: str):
+        """``operator(ctx).<method>`` inside ``ctx``'s launch scope, cached per (kind, context)."""
+        key = (kind, ctx)
         fn = self._operators.get(key)
         if fn is None:
-            fn = self._operators[key] = _launching(ctx, self.operator(ctx).forward)
+            fn = self._operators[key] = _launching(ctx, getattr(self.operator(ctx), method))
         return fn
+
+    def forward_fn(self, ctx):
+        """``fn(op_ctx, in_data, req, out_data, aux)`` running forward on ``ctx`` (cached; the fast path)."""
+        return self._launched("fwd", ctx, "forward")
 
     def backward_fn(self, ctx):
         """``fn(op_ctx, out_grad, in_data, out_data, req, in_grad, aux)`` running backward on ``ctx``."""
-        key = ("bwd", ctx)
-        fn = self._operators.get(key)
-        if fn is None:
-            fn = self._operators[key] = _launching(ctx, self.operator(ctx).backward)
-        return fn
+        return self._launched("bwd", ctx, "backward")
 
     def forward_async_fn(self, ctx):
         """``fn(op_ctx, in_data, req, out_data, aux, on_complete)``: forward of an asynchronous call."""
-        key = ("fwd_async", ctx)
-        fn = self._operators.get(key)
-        if fn is None:
-            fn = self._operators[key] = _launching(ctx, self.operator(ctx).forward_async)
-        return fn
+        return self._launched("fwd_async", ctx, "forward_async")
 
     def backward_async_fn(self, ctx):
         """``fn(op_ctx, out_grad, in_data, out_data, req, in_grad, aux, on_complete)``: its backward."""
-        key = ("bwd_async", ctx)
-        fn = self._operators.get(key)
-        if fn is None:
-            fn = self._operators[key] = _launching(ctx, self.operator(ctx).backward_async)
-        return fn
+        return self._launched("bwd_async", ctx, "backward_async")
 
     def __repr__(self) -> str:
         return f"<{self.label} {self.params!r}>"

@@ -80,15 +80,29 @@ class SyncBatchNormOperator(Operator):
         # the others, each inside its own op's scope
         self._scope = backend.launch_scope if backend.asynchronous else None
 
-    def _in_scope(self, op_ctx, fn):
+    def _finisher(self, op_ctx, write, on_complete):
+        """``finish(result, exc)`` for a round: ``write(result)``, then the op completes, with the round's
+        or the write's error if there is one (the engine names the op); both in this op's launch scope."""
         scope = self._scope
-        if scope is None:
-            return fn
 
-        def scoped(result, exc):
-            with scope(op_ctx.run_ctx):
-                fn(result, exc)
-        return scoped
+        def complete(result, exc) -> None:
+            if exc is None:
+                try:
+                    write(result)
+                except Exception as err:  # noqa: BLE001 - lands on the op's outputs
+                    exc = err
+            if exc is None:
+                on_complete()
+            else:
+                on_complete(exc)
+
+        def finish(result, exc) -> None:
+            if scope is None:
+                complete(result, exc)
+            else:
+                with scope(op_ctx.run_ctx):
+                    complete(result, exc)
+        return finish
 
     # -- pieces -------------------------------------------------------------------------------
     def _stats(self, op_ctx) -> bool:
@@ -142,27 +156,19 @@ class SyncBatchNormOperator(Operator):
         mean_d = xp.sum(data, axis=axes, dtype=np.float64) / n
         m2_d = xp.sum(xp.square(data - mean_d.reshape(bs).astype(data.dtype)), axis=axes, dtype=np.float64)
 
-        def finish(result, exc) -> None:
-            if exc is not None:
-                on_complete(exc)
-                return
-            try:
-                _, mean, var = result
-                mean_x = xp.asarray(mean, dtype=gamma.dtype)
-                var_x = xp.asarray(var, dtype=gamma.dtype)
-                invstd = 1.0 / xp.sqrt(var_x + p.eps)
-                w = (gam * invstd).reshape(bs).astype(data.dtype)
-                out = (data - mean_x.reshape(bs).astype(data.dtype)) * w + beta.reshape(bs).astype(data.dtype)
-                assign(out_data[0], req[0], out)
-                assign(out_data[1], req[1], mean_x)
-                assign(out_data[2], req[2], var_x)
-            except Exception as err:  # noqa: BLE001 - lands on the op's outputs (the engine names the op)
-                on_complete(err)
-                return
-            on_complete()
+        def write(result) -> None:
+            _, mean, var = result
+            mean_x = xp.asarray(mean, dtype=gamma.dtype)
+            var_x = xp.asarray(var, dtype=gamma.dtype)
+            invstd = 1.0 / xp.sqrt(var_x + p.eps)
+            w = (gam * invstd).reshape(bs).astype(data.dtype)
+            out = (data - mean_x.reshape(bs).astype(data.dtype)) * w + beta.reshape(bs).astype(data.dtype)
+            assign(out_data[0], req[0], out)
+            assign(out_data[1], req[1], mean_x)
+            assign(out_data[2], req[2], var_x)
 
         self._round("forward", op_ctx.run_ctx.ctx if op_ctx.run_ctx is not None else None,
-                    (n, _host(mean_d), _host(m2_d)), _combine_forward, self._in_scope(op_ctx, finish))
+                    (n, _host(mean_d), _host(m2_d)), _combine_forward, self._finisher(op_ctx, write, on_complete))
 
     # -- backward -----------------------------------------------------------------------------
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
@@ -198,27 +204,19 @@ class SyncBatchNormOperator(Operator):
         # differ (MXNet sums dy and applies the local gamma after: the same for replicas)
         gam64 = gam.astype(np.float64)
 
-        def finish(result, exc) -> None:
-            if exc is not None:
-                on_complete(exc)
-                return
-            try:
-                total, sg, sgx = result
-                invstd = 1.0 / xp.sqrt(var.astype(np.float64) + p.eps)
-                a = (invstd * xp.asarray(sg) / total).reshape(bs).astype(data.dtype)
-                b = (invstd ** 3 * xp.asarray(sgx) / total).reshape(bs).astype(data.dtype)
-                dx = dy * (gam * invstd).reshape(bs).astype(data.dtype) - a - xm * b
-                self._assign_grads(req, in_grad, dx, sgx_d * invstd, sg_d)
-                moving_mean[...] = moving_mean * p.momentum + mean * (1 - p.momentum)
-                moving_var[...] = moving_var * p.momentum + var * (1 - p.momentum)
-            except Exception as err:  # noqa: BLE001 - lands on the op's outputs (the engine names the op)
-                on_complete(err)
-                return
-            on_complete()
+        def write(result) -> None:
+            total, sg, sgx = result
+            invstd = 1.0 / xp.sqrt(var.astype(np.float64) + p.eps)
+            a = (invstd * xp.asarray(sg) / total).reshape(bs).astype(data.dtype)
+            b = (invstd ** 3 * xp.asarray(sgx) / total).reshape(bs).astype(data.dtype)
+            dx = dy * (gam * invstd).reshape(bs).astype(data.dtype) - a - xm * b
+            self._assign_grads(req, in_grad, dx, sgx_d * invstd, sg_d)
+            moving_mean[...] = moving_mean * p.momentum + mean * (1 - p.momentum)
+            moving_var[...] = moving_var * p.momentum + var * (1 - p.momentum)
 
         self._round("backward", op_ctx.run_ctx.ctx if op_ctx.run_ctx is not None else None,
                     (n, _host(sg_d * gam64), _host(sgx_d * gam64)), _combine_backward,
-                    self._in_scope(op_ctx, finish))
+                    self._finisher(op_ctx, write, on_complete))
 
     def _assign_grads(self, req, in_grad, dx, dgamma, dbeta) -> None:
         assign(in_grad[0], req[0], dx)
