@@ -222,10 +222,7 @@ def _reshape(F, a, newshape, reverse=False, order="C"):
 
 @_export
 def _nonzero(F, a):
-    from ..numpy._api_more import FUNCS as _more
-
-    res = _more["nonzero"](F, a)
-    return F.op("_npi_stack", list(res), axis=-1, num_args=len(res))
+    return F.op("_npx_nonzero", [a])
 
 
 @_export

@@ -418,6 +418,7 @@ OPS: dict[str, str] = {
     '_npx_multibox_detection': 'mxasync.operator.contrib.multibox_detection',
     '_npx_multibox_prior': 'mxasync.operator.contrib.bounding_box',
     '_npx_multibox_target': 'mxasync.operator.contrib.multibox_target',
+    '_npx_nonzero': 'mxasync.operator.numpy.value_shaped',
     '_npx_random_normal_n': 'mxasync.operator.numpy.extra',
     '_npx_random_uniform_n': 'mxasync.operator.numpy.extra',
     '_npx_reshape': 'mxasync.operator.numpy.npx',

@@ -1,4 +1,4 @@
-"""``_npi_unique`` and ``_npi_bincount`` (mxasync/operator/numpy/value_shaped.py): ops whose output
+"""``_npi_unique``, ``_npi_bincount`` and ``_npx_nonzero`` (mxasync/operator/numpy/value_shaped.py): ops whose output
 shapes depend on the input values. Imperatively and inside a hybridized block (which then runs op
 by op, as MXNet 1.9.1's CachedOp does for dynamic shapes) they give NumPy's values, in MXNet 1.9.1's
 dtypes (unique's extra outputs int64; bincount in data's dtype, the weights' with weights), with a
@@ -132,3 +132,32 @@ def test_bincount_errors(data, dtype, msg):
 def test_bincount_rejects_negative_minlength():
     with pytest.raises(ValueError, match="minlength"):
         mx.np.bincount(mx.np.array([1, 2], dtype="int32"), minlength=-1)
+
+
+class _Nonzero(HybridBlock):
+    def hybrid_forward(self, F, x):
+        return F.npx.nonzero(x) * 2
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+@pytest.mark.parametrize("x", [[[0, 1.5], [2, 0]], 3.0, 0.0, np.zeros((2, 0, 3)), [[[0, 1], [1, 1]]]])
+def test_npx_nonzero_rows_of_indices_with_zero_gradient(x, hybridize):
+    """MXNet 1.9.1: (count, ndim) int64 rows, a 0-d input counted as 1-d, a zero gradient, and inside
+    a hybridized block (op by op)."""
+    x = np.asarray(x, dtype=np.float32)
+    mx.npx.set_np()
+    try:
+        net = _Nonzero()
+        if hybridize:
+            net.hybridize()
+        a = mx.np.array(x)
+        a.attach_grad()
+        with mx.autograd.record():
+            y = net(a)
+            loss = (a * 3).sum() + y.astype("float32").sum()  # nothing flows back through nonzero
+        loss.backward()
+        assert y.dtype == np.int64
+        np.testing.assert_array_equal(y.asnumpy(), np.argwhere(np.atleast_1d(x)) * 2)
+        np.testing.assert_array_equal(a.grad.asnumpy(), np.full(x.shape, 3.0))
+    finally:
+        mx.npx.reset_np()

@@ -1,5 +1,5 @@
-"""NumPy-interface ops whose result's shape depends on the input *values*: ``unique`` and ``bincount``
-(MXNet 1.9.1's ``_npi_unique`` and ``_npi_bincount``).
+"""NumPy-interface ops whose result's shape depends on the input *values*: ``unique``, ``bincount`` and
+``npx.nonzero`` (MXNet 1.9.1's ``_npi_unique``, ``_npi_bincount`` and ``_npx_nonzero``).
 
 Their ``infer_shape`` leaves the outputs unknown; an imperative call waits for its inputs and
 sizes the outputs from them (the op's ``shape_from_values``, which runs the kernel on the
@@ -112,3 +112,14 @@ npop("_npi_bincount", _bincount, arguments=("data", "weights"),
      doc="NumPy's ``bincount``: how often each value of the 1-d non-negative integer ``data`` occurs "
          "(or its ``weights`` summed), at least ``minlength`` long; in ``data``'s dtype (the weights' "
          "with weights), as MXNet 1.9.1. The output length depends on the values.")
+
+
+# -- nonzero ----------------------------------------------------------------------------------------
+def _nonzero(xp, p, x):
+    return xp.argwhere(xp.atleast_1d(x)).astype(np.int64)  # a 0-d input counts as 1-d, as in MXNet
+
+
+npop("_npx_nonzero", _nonzero, arguments=("x",), dtype=lambda prop, t: (list(t), ["int64"], []),
+     grad=_zero_grad, deps="", base=_ValueShapedProperty, shape_from_values=_from_values,
+     doc="``npx.nonzero``: the indices of the nonzero entries, one row per entry (int64, shape "
+         "(count, ndim); a 0-d input counts as 1-d). The row count depends on the values.")
