@@ -258,12 +258,17 @@ def _backward_node(node, grads, add_term, wanted, needs, train_mode, create_grap
         return placeholder(xp, arr.shape, arr._data.dtype)
 
     out_grad = []
+    # the summed (or zero) output gradients made here must outlive the push that reads them: a pooled
+    # chunk dropped with its ops pending is parked, and the in_grad allocated below could take its
+    # block over, deleting the var this push reads (and reusing the memory it reads)
+    made_here = []
     for k, o in enumerate(outs):
         t = terms[k]
         if ("og", k) not in deps:
             out_grad.append(placeholder(xp, o.shape, o._data.dtype))
             continue
         g = _sum(t[1], o) if t is not None else zeros(o.shape, o.context, o.dtype)
+        made_here.append(g)
         reads.append(g._chunk.var)
         out_grad.append(g._data)
     in_data = [pick("in", k, x) for k, x in enumerate(args)]
@@ -302,6 +307,7 @@ def _backward_node(node, grads, add_term, wanted, needs, train_mode, create_grap
 
     size = max((x.size for x in args), default=0)
     _push(run, ctx, reads, writes, f"{prop.op_name}_backward", size)
+    del made_here  # pushed: from now on a dropped chunk waits for this op
 
 
 def _backward_recorded(node, terms, add_term, wanted, needs, train_mode) -> None:
