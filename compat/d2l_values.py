@@ -237,4 +237,24 @@ def values_utilities(d2l):
                     (_R(1, 20, 3), _R(2, 20, 1)), 5, is_train=False), d2l.squared_loss))
 
 
+def values_custom_init_and_multistep(d2l):
+    from mxnet import init, np
+    from mxnet.gluon import nn
+
+    class MyInit(init.Initializer):  # builders-guide/init-param, with fixed values instead of uniform ones
+        def _init_weight(self, name, data):
+            data[:] = np.array(onp.linspace(-10, 10, data.size).reshape(data.shape))
+            data *= np.abs(data) >= 5
+
+    net = nn.Dense(4, in_units=6)
+    net.initialize(MyInit())
+    lin = nn.Dense(1, in_units=4)
+    lin.initialize(init.Constant(0.25))
+    preds = d2l.zeros(10)  # recurrent-neural-networks/sequence: each prediction feeds the next
+    preds[:] = np.arange(10.0)
+    for i in range(4, 10):
+        preds[i] = lin(d2l.reshape(preds[i - 4:i], (1, -1)))
+    return dict(weight=net.weight.data(), multistep=preds)
+
+
 VALUES = {name[len("values_"):]: fn for name, fn in globals().items() if name.startswith("values_")}
