@@ -163,13 +163,13 @@ class NumpyProperty(FunctionalProperty):
         types = getattr(self, "_types_hint", None)
         if types is not None and len(types) == len(in_shapes):
             return list(in_shapes), self._evaluate(self.last_shapes, types)[0], []
-        for i, t in enumerate(("float32", "int64", "bool")):
+        first = None
+        for t in ("float32", "int64", "bool"):
             try:
                 return list(in_shapes), self._evaluate(self.last_shapes, [t] * len(in_shapes))[0], []
-            except Exception:  # noqa: BLE001 - a kernel for integers or booleans only: try those
-                if i == 2:
-                    raise
-        raise AssertionError("unreachable")
+            except Exception as exc:  # noqa: BLE001 - a kernel for integers or booleans only: try those
+                first = first or exc
+        raise first  # the float32 attempt's error: the bool one's named a dtype the caller never used
 
     def infer_type(self, in_types):
         if self.type_fn is not None:
