@@ -230,7 +230,7 @@ class ndarray(NDArray):  # noqa: N801 - NumPy's name
                 arrays.append(k)
                 plain.append(None)
             else:
-                plain.append(_np.asarray(k) if isinstance(k, list) else k)
+                plain.append(_np.asarray(k) if isinstance(k, (list, range)) else k)  # a range: as its list
         if isinstance(value, NDArray):
             val_arr = value
         else:
@@ -383,7 +383,8 @@ def _split_key(key, data) -> tuple[tuple, list]:
     arrays: list = []
     axis = 0  # the data axis the next key item indexes (unknown after an Ellipsis)
     for k in key:
-        if isinstance(k, (list, _np.ndarray)) or (hasattr(k, "__array__") and not isinstance(k, (NDArray, _np.generic))):
+        if isinstance(k, (list, range, _np.ndarray)) or (hasattr(k, "__array__")
+                                                         and not isinstance(k, (NDArray, _np.generic))):
             host = _np.asarray(k)
             k = array(host, dtype=host.dtype if host.dtype == _np.bool_ else "int64", ctx=data._ctx)
         if isinstance(k, (bool, _np.bool_)) or (isinstance(k, NDArray) and k.dtype == _np.bool_ and k.ndim == 0):

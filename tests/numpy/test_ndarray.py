@@ -101,3 +101,23 @@ def test_setitem_trims_leading_unit_axes_and_takes_float_index_arrays():
     bad[1] = np.ones((2, 1))  # a leading axis of 2 does not fit a scalar: NumPy's error, named for the op
     with pytest.raises(mx.MXNetError, match="_npi_setitem"):
         bad.asnumpy()
+
+
+def test_range_keys_index_like_lists():
+    # MXNet 1.9.1 takes a range anywhere in a key, as the list it spells (d2l's information-theory
+    # appendix indexes p[:, range(n)]); beside a slice it raised TypeError: int() ... not 'range'
+    host = onp.arange(24.0).reshape(2, 3, 4)
+    x = np.array(host)
+    for key in [(slice(None), range(1, 3)), (range(2), [1, 0]), (range(2), 1, range(0, 4, 2)), (1, range(3), 0)]:
+        want = host[tuple(list(k) if isinstance(k, range) else k for k in key)]
+        onp.testing.assert_array_equal(x[key].asnumpy(), want)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = (x[:, range(1, 3)] * 2).sum()
+    y.backward()
+    want = onp.zeros_like(host)
+    want[:, 1:3] = 2
+    onp.testing.assert_array_equal(x.grad.asnumpy(), want)
+    z = np.zeros((2, 3))
+    z[range(2), range(1, 3)] = 5
+    onp.testing.assert_array_equal(z.asnumpy(), [[0, 5, 0], [0, 0, 5]])
