@@ -98,10 +98,9 @@ class ndarray(NDArray):  # noqa: N801 - NumPy's name
         return self.shape[0]
 
     def __iter__(self):
-        if self.ndim == 0:
+        if self.ndim == 0:  # raised by iter() itself, as NumPy's: np.iterable(x) is False (matplotlib asks)
             raise TypeError("iteration over a 0-d array")
-        for i in range(self.shape[0]):
-            yield self[i]
+        return (self[i] for i in range(self.shape[0]))
 
     def __bool__(self) -> bool:
         if self.size != 1:

@@ -121,3 +121,13 @@ def test_range_keys_index_like_lists():
     z = np.zeros((2, 3))
     z[range(2), range(1, 3)] = 5
     onp.testing.assert_array_equal(z.asnumpy(), [[0, 5, 0], [0, 0, 5]])
+
+
+def test_a_0d_array_is_not_iterable():
+    # iter() itself refuses a 0-d array, as NumPy's does, so np.iterable says False: matplotlib's
+    # axvline(x=np.mean(xs)) (d2l's statistics appendix) asked np.iterable, then iterated and failed
+    scalar = np.array(3.0)
+    assert not onp.iterable(scalar) and onp.iterable(np.ones(2))
+    with pytest.raises(TypeError, match="0-d"):
+        iter(scalar)
+    assert [float(v) for v in np.arange(3)] == [0.0, 1.0, 2.0]
