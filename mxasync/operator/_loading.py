@@ -16,8 +16,22 @@ an engine array given as a param value is read before the lock is taken).
 
 from __future__ import annotations
 
+import importlib
+import sys
 import threading
+from types import ModuleType
 
 from ..runtime.engine.lifetime import hold_across_fork
 
 LOAD_LOCK = hold_across_fork(threading.RLock())  # reentrant: a family's import may load another's
+
+
+def lazy_import(name: str) -> ModuleType:
+    """``importlib.import_module(name)`` under :data:`LOAD_LOCK`: for a kernel's optional dependency
+    (scipy.special, OpenCV) imported on first use, on whatever engine thread runs the kernel.
+    Raises ImportError as the import does."""
+    module = sys.modules.get(name)
+    if module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False):
+        return module
+    with LOAD_LOCK:
+        return importlib.import_module(name)

@@ -339,6 +339,8 @@ ROWS_EXTRA = [
          np_shape=True, grad="zero"),
     Case("_npi_unique", [[(4, 3)]], params=dict(return_index=False, return_inverse=False, return_counts=True, axis=0),
          name="_npi_unique_axis", gens=integers(0, 2), ref=_unique_ref, np_shape=True, grad="zero"),
+    Case("_npx_nonzero", [[(4, 3)], [(5,)], [()]], gens=integers(0, 2),
+         ref=lambda a, **p: np.argwhere(np.atleast_1d(a)).astype(np.int64), np_shape=True, grad="zero"),
     Case("_npi_bincount", [[(7,), (7,)]], params=dict(minlength=3, has_weights=True), gens=integers(0, 5),
          dtypes=("int32",), check=_exact(lambda a, w: np.bincount(a, w, 3).astype(np.int32)), np_shape=True),
     Case("_npi_average", [[(3, 4), (4,)]], params=dict(axis=1, weighted=True), gens=[uniform(), _POS],

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from .._loading import lazy_import
 from ..functional import defop
 from ..params import Field, OpParam, Shape
 from ..registry import register_override
@@ -280,10 +281,9 @@ _CV_DTYPES = frozenset({np.dtype(np.uint8), np.dtype(np.float32)})
 @functools.cache
 def _opencv():
     try:
-        import cv2
+        return lazy_import("cv2")
     except ImportError:
         return None
-    return cv2
 
 
 def _resize_opencv(x, width: int, height: int, interp: int):

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy
 
+from .._loading import lazy_import
 from ._host import matmul as _engine_matmul
 from ._host import parallel
 
@@ -126,17 +127,15 @@ def erf(xp: Any, x: Array) -> Array:
     """Elementwise error function (numpy lacks one; scipy/cupyx have fast ones)."""
     if xp is numpy:
         try:
-            from scipy.special import erf as _erf
-
-            return _erf(x)
+            special = lazy_import("scipy.special")
         except ImportError:
             return numpy.frompyfunc(math.erf, 1, 1)(x).astype(x.dtype)
+        return special.erf(x)
     try:
-        from cupyx.scipy.special import erf as _cerf
-
-        return _cerf(x)
+        cspecial = lazy_import("cupyx.scipy.special")
     except ImportError:
         return xp.asarray(erf(numpy, numpy.asarray(x)))
+    return cspecial.erf(x)
 
 
 def sum_to_shape(xp: Any, x: Array, shape: Shape) -> Array:
