@@ -58,6 +58,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     # the face looks them up on first use, and nothing below the face imports the symbol layer
     ("mxasync.autograd", "mxasync.symbol"): "mx.autograd.Symbol and mx.autograd.get_symbol",
     ("mxasync.autograd", "mxasync.symbol._recorded"): "mx.autograd.get_symbol",
+    # MXNet's mx.npx.image re-exports mx.image's functions beside its ops; the face looks them up on
+    # first use of a name that is not an op
+    ("mxasync.numpy_extension.image", "mxasync.image"): "mx.npx.image's imread, imresize, augmenters",
 }
 
 

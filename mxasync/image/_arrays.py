@@ -3,7 +3,8 @@
 The image functions do their pixel work in numpy (through the codecs and
 resizers of :mod:`mxasync.io.image`) and hand NDArrays back, as MXNet's do.
 ``to_numpy`` reads an NDArray (a sync point) or passes a numpy array through;
-``to_nd`` wraps a freshly made numpy array without copying it.
+``to_nd`` wraps a freshly made numpy array without copying it, and ``to_result`` hands it back
+as the functions' result: an ``mx.np`` array under ``npx.set_np()``, as MXNet's do.
 
 >>> import numpy as np
 >>> a = to_nd(np.arange(6, dtype=np.uint8).reshape(2, 3, 1))
@@ -20,8 +21,9 @@ from ..ndarray import NDArray
 from ..ndarray import array as nd_array
 from ..ndarray._chunk import Chunk
 from ..runtime.context import Context, current_context
+from ..util import is_np_array
 
-__all__ = ["ImageError", "to_numpy", "to_nd", "as_nd", "image_shape", "deliver"]
+__all__ = ["ImageError", "to_numpy", "to_nd", "to_result", "as_nd", "image_shape", "deliver"]
 
 
 class ImageError(MXAsyncValueError):
@@ -45,6 +47,13 @@ def to_nd(arr: np.ndarray, ctx: Context | None = None) -> NDArray:
     return nd_array(np.ascontiguousarray(arr), ctx=ctx, dtype=arr.dtype)
 
 
+def to_result(arr: np.ndarray, ctx: Context | None = None) -> NDArray:
+    """``to_nd(arr)`` as an image function's result: an ``mx.np`` array in NumPy mode (MXNet 1.9.1's
+    ``imread``, ``imresize``, ``fixed_crop``, ... give one there), else an NDArray."""
+    out = to_nd(arr, ctx)
+    return out.as_np_ndarray() if is_np_array() else out
+
+
 def as_nd(src: NDArray | np.ndarray, dtype=None) -> NDArray:
     """``src`` as an NDArray (a numpy array is copied, keeping its dtype unless ``dtype`` is given)."""
     if isinstance(src, NDArray):
@@ -64,7 +73,7 @@ def image_shape(src: NDArray | np.ndarray, where: str) -> tuple[int, int, int]:
 def deliver(result: np.ndarray, out: NDArray | None, where: str, what: str = "result") -> NDArray:
     """``result`` as a new NDArray, or written into ``out`` (which must have its shape)."""
     if out is None:
-        return to_nd(np.ascontiguousarray(result))
+        return to_result(np.ascontiguousarray(result))
     if tuple(out.shape) != result.shape:
         raise ImageError(f"{where}: out has shape {tuple(out.shape)} but the {what} is {result.shape}")
     out[:] = result

@@ -25,7 +25,7 @@ from numbers import Number
 import numpy as np
 
 from ..ndarray import NDArray
-from ._arrays import ImageError, image_shape, to_nd
+from ._arrays import ImageError, image_shape, to_result
 from .resize import _get_interp_method, imresize
 
 __all__ = ["scale_down", "fixed_crop", "random_crop", "center_crop", "random_size_crop"]
@@ -85,7 +85,7 @@ def fixed_crop(src, x0: int, y0: int, w: int, h: int, size: tuple[int, int] | No
         new_w, new_h = _check_size(size, "fixed_crop")
         method = _get_interp_method(interp, (h, w, new_h, new_w))
         return imresize(crop, new_w, new_h, method)
-    return to_nd(crop)
+    return to_result(crop)
 
 
 def random_crop(src, size: tuple[int, int], interp: int = 2) -> tuple[NDArray, tuple[int, int, int, int]]:

@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 
 from ..ndarray import NDArray
-from ._arrays import image_shape, to_nd, to_numpy
+from ._arrays import image_shape, to_numpy, to_result
 from .augmenter import Augmenter
 from .crop import center_crop, random_crop, random_size_crop
 from .resize import _get_interp_method, imresize, resize_short
@@ -108,5 +108,5 @@ class HorizontalFlipAug(Augmenter):
     def __call__(self, src: NDArray) -> NDArray:
         if random.random() < self.p:
             image_shape(src, "HorizontalFlipAug")
-            src = to_nd(np.ascontiguousarray(to_numpy(src)[:, ::-1]))
+            src = to_result(np.ascontiguousarray(to_numpy(src)[:, ::-1]))
         return src

@@ -28,14 +28,14 @@ from ..util import (
     use_np_default_dtype,
     use_np_shape,
 )
-from . import random
+from . import image, random
 from ._api import FUNCS as _FUNCS
 from .io import load, save, savez
 from .random import seed
 
 __all__ = ["set_np", "reset_np", "is_np_array", "is_np_shape", "is_np_default_dtype", "use_np", "use_np_array",
            "use_np_shape", "use_np_default_dtype", "np_shape", "np_array", "np_default_dtype", "set_np_shape",
-           "waitall", "seed", "cpu", "gpu", "cpu_pinned", "num_gpus", "current_context", "Context", "random",
+           "waitall", "seed", "cpu", "gpu", "cpu_pinned", "num_gpus", "current_context", "Context", "random", "image",
            "load", "save", "savez", *_FUNCS]
 
 globals().update(_bind(_F, _FUNCS))
