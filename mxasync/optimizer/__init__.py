@@ -11,6 +11,7 @@ from . import (
     ftrl,
     lamb,
     lars,
+    lbsgd,
     legacy,
     nag,
     rmsprop,
@@ -27,6 +28,7 @@ from .ftml import FTML
 from .ftrl import Ftrl
 from .lamb import LAMB
 from .lars import LARS
+from .lbsgd import LBSGD
 from .legacy import Test, ccSGD
 from .nag import NAG
 from .optimizer import Optimizer, Updater, create, get_updater, register
@@ -36,5 +38,5 @@ from .sgld import SGLD
 from .signum import Signum
 
 __all__ = ["Optimizer", "Updater", "create", "get_updater", "register", "SGD", "NAG", "Adam", "AdaGrad",
-           "RMSProp", "AdaDelta", "Adamax", "Nadam", "DCASGD", "FTML", "Ftrl", "LAMB", "SGLD", "Signum", "ccSGD", "LARS",
+           "RMSProp", "AdaDelta", "Adamax", "Nadam", "DCASGD", "FTML", "Ftrl", "LAMB", "SGLD", "Signum", "ccSGD", "LARS", "LBSGD",
            "Test"]
