@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as _np
 
-from ..base import MXAsyncError
+from ..base import MXAsyncError, MXAsyncValueError
 from ..ndarray import _recording
 from ..ndarray._chunk import Chunk
 from ..ndarray.ndarray import NDArray, _empty
@@ -55,6 +55,26 @@ def _assign(target: _np.ndarray, key: tuple, value) -> None:
         if lead <= 0 or any(n != 1 for n in shape[:lead]):
             raise
         target[key] = _np.reshape(value, shape[lead:])
+
+
+_ARRAY_SLOT = object()  # where a setitem key holds an index array (None there is NumPy's newaxis)
+
+
+def _check_fits(shape: tuple, key: tuple, value_shape: tuple) -> None:
+    """Raise now, not at the next read, when a value cannot fill ``x[key]`` (MXNet checks at the call):
+    the selection's shape comes from indexing a zero-stride stand-in of ``x``; an out-of-range index
+    raises NumPy's IndexError here too."""
+    sel = _np.broadcast_to(_np.empty((), dtype=_np.bool_), shape)[key].shape
+    lead = len(value_shape) - len(sel)
+    if lead > 0 and all(n == 1 for n in value_shape[:lead]):  # as _assign: extra leading 1-size axes go
+        value_shape = value_shape[lead:]
+    try:
+        fits = _np.broadcast_shapes(value_shape, sel) == sel
+    except ValueError:
+        fits = False
+    if not fits:
+        raise MXAsyncValueError(f"__setitem__: value of shape {tuple(value_shape)} cannot fill a selection of "
+                                f"shape {sel} (array of shape {shape})")
 
 
 class ndarray(NDArray):  # noqa: N801 - NumPy's name
@@ -227,7 +247,7 @@ class ndarray(NDArray):  # noqa: N801 - NumPy's name
         for k in key:
             if isinstance(k, NDArray):
                 arrays.append(k)
-                plain.append(None)
+                plain.append(_ARRAY_SLOT)
             else:
                 plain.append(_np.asarray(k) if isinstance(k, (list, range)) else k)  # a range: as its list
         if isinstance(value, NDArray):
@@ -235,12 +255,14 @@ class ndarray(NDArray):  # noqa: N801 - NumPy's name
         else:
             val_arr = None
             vnp = _np.asarray(value.asnumpy() if hasattr(value, "asnumpy") else value)
+        if not arrays:  # with index arrays the selection is known once they are computed
+            _check_fits(self.shape, tuple(plain), tuple(val_arr.shape) if val_arr is not None else vnp.shape)
         datas = [a._data for a in arrays]
         target = self._data
 
         def assign(rctx):
             it = iter(datas)
-            k = tuple(_index_array(next(it)) if p is None else p for p in plain)
+            k = tuple(_index_array(next(it)) if p is _ARRAY_SLOT else p for p in plain)
             _assign(target, k, val_arr._data if val_arr is not None else vnp)
 
         reads = [a._chunk.var for a in arrays] + ([val_arr._chunk.var] if val_arr is not None else [])
