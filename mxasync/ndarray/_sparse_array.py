@@ -41,10 +41,6 @@ class BaseSparseNDArray(NDArray):
     def stype(self) -> str:
         return self._data.stype
 
-    @property
-    def dtype(self):
-        return self._data.dtype.type
-
     def _value(self) -> SparseValue:
         """The current content, after pending writes (a sync point)."""
         self.wait_to_read()
