@@ -15,21 +15,21 @@ __all__ = ["VarHandle", "ErrorRecord"]
 
 
 class ErrorRecord:
-    """One failure, shared by every var the failing op (and the ops it spoiled) wrote.
+    """One failure: the error of the op that raised, shared by every var it (and every op it
+    spoiled, transitively) left unwritten.
 
-    MXNet's rule: an error surfaces once.  Raising it at any wait marks the
-    record reported, which cleans every var that shares it for the waits that
-    begin afterwards; ``surfaced`` is the engine's wait clock at that moment, so a
-    wait that was already waiting (an earlier ticket) still gets the error.
+    ``pending`` is True until a wait has raised it (or ``wait_for_all`` cleared it); while it is,
+    ``wait_for_all`` raises it and ops that write a var it taints are skipped too (MXNet's rule).
+    Reads of a tainted var are skipped whatever ``pending`` says: what they would read was never
+    written (see :mod:`mxasync.runtime.engine.errors`).
     """
 
-    __slots__ = ("exc", "op_name", "reported", "surfaced")
+    __slots__ = ("exc", "op_name", "pending")
 
     def __init__(self, exc: BaseException, op_name: str):
         self.exc = exc
         self.op_name = op_name
-        self.reported = False
-        self.surfaced = 0
+        self.pending = True
 
     def raisable(self) -> BaseException:
         """A fresh copy of the error to raise: raising the stored one would tie the waiter's
@@ -44,7 +44,7 @@ class ErrorRecord:
         return fresh
 
     def __repr__(self) -> str:
-        state = "reported" if self.reported else "pending"
+        state = "pending" if self.pending else "reported"
         return f"ErrorRecord({self.op_name!r}, {type(self.exc).__name__}, {state})"
 
 
@@ -53,7 +53,7 @@ class VarHandle:
 
     ``version`` counts the writes that have completed.  ``await var`` returns once
     every op pushed so far that reads or writes it has finished (MXNet's
-    WaitForVar), and raises the error of a failed writer, once.
+    WaitForVar), and raises the error of a failed writer (engine/errors.py says how often).
 
     >>> import mxasync as mx
     >>> eng = mx.engine.get()
@@ -65,7 +65,7 @@ class VarHandle:
     """
 
     __slots__ = (
-        "name", "version", "_engine", "_readers", "_writing", "_queue", "_err",
+        "name", "version", "_engine", "_readers", "_writing", "_queue", "_err", "_err_at", "_err_seen",
         "_event", "_read_events", "_deleted", "_bulked", "__weakref__",
     )
 
@@ -78,7 +78,11 @@ class VarHandle:
         # (op, is_write) waiting for a grant, in push order; an empty tuple until the first op
         # queues (most vars never see one, and a deque costs a third of a var's creation)
         self._queue: deque | tuple = ()
+        # the failure that left this var unwritten (None once a write succeeds), the wait clock when
+        # it landed, and when a blocking wait on this var raised it (0: not yet); see engine/errors.py
         self._err: ErrorRecord | None = None
+        self._err_at = 0
+        self._err_seen = 0
         self._event = None  # device event of the last write (GPU ops)
         self._read_events: tuple = ()  # device events of reads since that write
         self._deleted = False
@@ -91,9 +95,9 @@ class VarHandle:
 
     @property
     def error(self) -> BaseException | None:
-        """The unreported exception that taints this var, if any."""
+        """The exception of the failure that left this var unwritten, if any."""
         err = self._err
-        return err.exc if err is not None and not err.reported else None
+        return err.exc if err is not None else None
 
     @property
     def pending(self) -> bool:

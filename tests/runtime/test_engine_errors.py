@@ -37,14 +37,21 @@ def test_dependents_are_skipped_and_inherit(engine):
         engine.wait_for_var(c)  # the error reached c through b, naming the op that failed
     engine.wait_for_var(free)  # (it may still be queued: the waiting thread runs what it waits for first)
     assert ran == ["independent"]
-    # the same failure no longer raises anywhere (surface once)
-    engine.wait_for_var(a)
-    engine.wait_for_var(b)
-    engine.wait_for_all()
-    # the vars are usable again afterwards
+    # every var the failure left unwritten raises at its own first wait, once (per var, not per family)
+    for v in (a, b):
+        with pytest.raises(mx.MXNetError, match="producer"):
+            engine.wait_for_var(v)
+        engine.wait_for_var(v)
+    engine.wait_for_all()  # reported: wait_for_all has nothing left
+    # a read of a var that was never written is still spoiled, and its output raises in turn
+    engine.push_sync(lambda r: ran.append("late reader"), CPU, [a], [b], name="late_reader")
+    with pytest.raises(mx.MXNetError, match="producer"):
+        engine.wait_for_var(b)
+    # a write makes a var usable again (the record was reported, so writes run)
+    engine.push_sync(lambda r: ran.append("rewrite"), CPU, [], [a], name="rewrite")
     engine.push_sync(lambda r: ran.append("again"), CPU, [a], [b])
     engine.wait_for_var(b)
-    assert ran[-1] == "again"
+    assert ran[1:] == ["rewrite", "again"]
 
 
 def test_wait_for_all_raises_first_unreported_then_is_clean(engine):
@@ -133,11 +140,13 @@ def test_blocking_wait_inside_an_op_is_refused(threaded):
 
 
 @pytest.mark.asyncio
-async def test_async_wait_raises_once():
+async def test_every_await_of_a_failed_var_raises():
     eng = mx.engine.get()
     v = eng.new_variable()
     eng.push_sync(_fail, CPU, [], [v], name="async_fail")
-    with pytest.raises(mx.MXNetError, match="async_fail"):
-        await v
-    await v
-    await eng.wait_for_all_async()
+    for _ in range(2):  # as awaiting a failed future: every await raises
+        with pytest.raises(mx.MXNetError, match="async_fail"):
+            await v
+    await eng.wait_for_all_async()  # raised at a wait: nothing pending
+    eng.push_sync(lambda r: None, CPU, [], [v], name="rewrite")
+    await v  # written since: clean

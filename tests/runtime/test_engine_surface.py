@@ -1,9 +1,10 @@
-"""Who gets an error when it surfaces: every wait already waiting; no wait that begins later.
+"""Who gets an error when it surfaces: every await; every blocking wait already waiting.
 
-MXNet's surface-once rule (a failure raises at one wait, then the vars it tainted are clean)
-is about later waits.  Two tasks awaiting one failed var in ``asyncio.gather`` were both
-waiting when it failed, so both raise.  And the awaitables refuse other event loops (trio)
-with one line instead of asyncio's bare ``no running event loop``.
+Awaiting a failed var raises every time, as awaiting a failed future does.  Blocking waits keep
+MXNet's surface-once rule per var: the first raises, and so does every one already waiting then
+(two threads blocked on one failed var both raise); one that begins later on that var is clean.
+And the awaitables refuse other event loops (trio) with one line instead of asyncio's bare
+``no running event loop``.
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ async def test_every_awaiter_already_waiting_gets_the_error(threaded):
     finish(ValueError("boom"))
     results = await asyncio.gather(*waiters, return_exceptions=True)
     assert all(isinstance(r, mx.MXNetError) and "held_fail" in str(r) for r in results), results
-    await threaded.wait_for_var_async(v)  # a wait that begins afterwards: surfaced, clean
+    with pytest.raises(mx.MXNetError, match="held_fail"):
+        await threaded.wait_for_var_async(v)  # an await that begins afterwards raises too
+    threaded.wait_for_var(v)  # a blocking wait after one raised: MXNet's rule, clean
     threaded.wait_for_all()
 
 

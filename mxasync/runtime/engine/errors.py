@@ -1,14 +1,31 @@
-"""Error bookkeeping: a failed op's error lands on the vars it writes, spoils the ops that touch them,
-and is raised once (MXNet's rule): at a wait on one of those vars or at ``wait_for_all``.
+"""Error bookkeeping: a failed op's error lands on the vars it writes and travels to every var
+computed from them; waits raise it.
 
-"Once" is about time, not about who asks: every wait that was already waiting when the
-error surfaces gets it (two tasks awaiting one failed array in ``asyncio.gather`` both
-raise); waits that begin afterwards do not.  A wait takes a ticket from :attr:`Errors.clock`
-when it begins; a record notes the clock when it surfaces.
+The rules (docs/ndarray.md, "When an op fails"):
+
+- **Taint.** A var written by a failed op is *tainted* with the op's :class:`ErrorRecord`. An op
+  that reads a tainted var does not run its kernel: it is *spoiled*, and taints the vars it
+  writes with the same record, transitively. A successful write cleans a var. Whether an op
+  runs depends only on what the ops before it on its vars did, never on when somebody waited,
+  so no op ever reads memory a failure left unwritten.
+- **Writes.** An op that only writes a tainted var (in place, ``x[:] = 1``) is spoiled while
+  the record is *pending*, i.e. no wait has raised it yet (MXNet's rule); afterwards it runs,
+  and a successful one cleans the var, so code that caught the error can start over.
+- **Awaits** (``await x``, ``wait_for_var_async``...) raise whenever the var is tainted, as
+  awaiting a failed future does: every task awaiting any array computed from a failure raises.
+- **Blocking waits** (``wait_to_read``, ``asnumpy``, ``wait_for_var``) raise once per var
+  (views share their array's var), MXNet's rule, which its ``test_exc_handling.py`` checks:
+  the first wait raises, and so does every wait already waiting then (a wait takes a ticket
+  from :attr:`Errors.clock` when it begins); waits that begin later on that var do not.
+  Another var tainted by the same failure still raises at its own waits.
+- **wait_for_all** raises the first pending record and clears them all; blocking waits on vars
+  tainted before it are clean afterwards (MXNet: a second ``waitall`` is clean, and so is
+  ``b.asnumpy()`` of a view of the failed array).
 
 A stored error keeps its traceback as text (a note on the op's exception), never the frames:
-the frames of a failed kernel hold its arrays.  A record that surfaced at a wait is dropped
-from the engine's list at once; it lives on only on the vars it tainted.
+the frames of a failed kernel hold its arrays.  A record lives on only on the vars it taints
+once it stopped pending.  The spoiling is decided where an op is granted a var (``Grants``),
+so the engine's fast paths pay one attribute test per var for it and nothing else.
 """
 
 from __future__ import annotations
@@ -16,7 +33,6 @@ from __future__ import annotations
 import itertools
 import traceback
 import warnings
-from collections.abc import Callable
 
 from ..run_context import FnProperty
 from ..var import ErrorRecord, VarHandle
@@ -28,15 +44,13 @@ _DELETE_VAR = FnProperty.DELETE_VAR
 
 
 class Errors:
-    """The errors not yet reported.  ``live`` counts them; while it is not zero the engine takes its
-    full path (``on_change`` tells the engine to look again), where ops check what they inherit."""
+    """The records not yet reported (for ``wait_for_all``), and the rules that spoil ops and raise at waits."""
 
-    def __init__(self, lock, on_change: Callable[[], None]):
-        self.records: dict[ErrorRecord, None] = {}  # not yet reported, in the order they happened
-        self.live = 0
-        self.clock = itertools.count(1)  # waits take a ticket at their start; records note when they surfaced
+    def __init__(self, lock):
+        self.records: dict[ErrorRecord, None] = {}  # pending: not yet raised at a wait, in the order they happened
+        self.clock = itertools.count(1)  # waits take a ticket at their start; taints and reports note the time
+        self.cleared_at = 0  # when wait_for_all last cleared the pending records
         self._lock = lock  # the engine's lock (Grants.lock)
-        self._on_change = on_change
 
     def make(self, op: _Op, exc: BaseException) -> ErrorRecord | None:
         """The record of ``op`` failing with ``exc`` (None for a failed delete: a warning, nobody reads it)."""
@@ -47,61 +61,58 @@ class Errors:
         record = ErrorRecord(_wrap_error(exc, name), name)
         with self._lock:
             self.records[record] = None
-            self.live += 1
-            self._on_change()
         _detach(exc)  # after taking its place in line: nobody sees the record before the op completes
         return record
 
-    @staticmethod
-    def inherit(op: _Op) -> bool:
-        """Spoil ``op`` if a var it touches carries an unreported error (MXNet's skip rule)."""
-        for v in op.const_vars:
-            e = v._err
-            if e is not None and not e.reported:
-                op.err = e
-                return True
-        for v in op.mutate_vars:
-            e = v._err
-            if e is not None and not e.reported:
-                op.err = e
-                return True
-        return False
+    # ------------------------------------------------------ called by Grants, under the lock
+    def taint(self, var: VarHandle, record: ErrorRecord) -> None:
+        """``var`` was written by a failed or spoiled op (a successful write sets ``var._err = None``)."""
+        var._err = record
+        var._err_at = next(self.clock)
+        var._err_seen = 0
 
-    def raise_var(self, var: VarHandle, since: int | None = None) -> None:
-        """Raise the error on ``var`` if it is unreported (marking it reported), or if it surfaced
-        after ``since``, the ticket of a wait that began before (that wait was already waiting)."""
+    @staticmethod
+    def spoil(op: _Op, var: VarHandle, write: bool) -> None:
+        """``op`` was granted ``var``, which is tainted: the op will not run if it reads the var, or
+        writes it while its record is pending.  Decided at the grant, when every earlier write of the
+        var has finished and no later one can start, so no wait's timing changes it."""
+        err = var._err
+        if op.err is None and (not write or err.pending) and op.prop is not _DELETE_VAR:
+            op.err = err
+
+    # ------------------------------------------------------------------------- waits
+    def raise_var(self, var: VarHandle, since: int, blocking: bool) -> None:
+        """Raise the error tainting ``var``: always for an await; for a blocking wait (ticket
+        ``since``) unless a wait on this var that began earlier already raised it, or it was
+        cleared by a ``wait_for_all`` since it landed."""
         err = var._err
         if err is None:
             return
-        if err.reported:
-            if since is None or err.surfaced <= since:
+        with self._lock:
+            err = var._err
+            if err is None:
                 return
-        else:
-            with self._lock:
-                if err.reported:
-                    if since is None or err.surfaced <= since:
-                        return
-                else:
-                    self._surface(err)
-                    self._on_change()
+            seen = var._err_seen or (self.cleared_at if var._err_at < self.cleared_at else 0)
+            if blocking and seen and since > seen:
+                return
+            if not seen:
+                var._err_seen = next(self.clock)
+            if err.pending:
+                err.pending = False
+                self.records.pop(err, None)
         raise err.raisable()
 
-    def _surface(self, record: ErrorRecord) -> None:
-        """Mark ``record`` reported and drop it (caller holds the lock)."""
-        record.reported = True
-        record.surfaced = next(self.clock)
-        self.live -= 1
-        self.records.pop(record, None)
-
     def raise_first(self) -> None:
-        """Raise the first unreported error; every error pending now counts as reported."""
+        """Raise the first pending record; every record pending now counts as reported."""
         if not self.records:
             return
         with self._lock:
             pending = list(self.records)
             for record in pending:
-                self._surface(record)
-            self._on_change()
+                record.pending = False
+            self.records.clear()
+            if pending:
+                self.cleared_at = next(self.clock)
         if pending:
             raise pending[0].raisable()
 

@@ -147,6 +147,8 @@ class Runner:
         cached = self._rc_cache.get(id(op.ctx))
         if self.slow or cached is None or op.inline is None:
             return self._execute_full(op)
+        if op.err is not None:  # spoiled where it was granted a tainted var (errors.py)
+            return op
         try:
             op.fn(cached[1])
         except BaseException as exc:  # noqa: BLE001 - every failure must land on the op's vars
@@ -155,7 +157,7 @@ class Runner:
 
     def _execute_full(self, op: _Op) -> _Op:
         """:meth:`_execute` with errors to inherit, devices, profiling or cost timing."""
-        if self._errors.live and op.prop is not _DELETE_VAR and self._errors.inherit(op):
+        if op.err is not None:  # spoiled where it was granted a tainted var (errors.py)
             return op
         if op.prop is _DELETE_VAR and self.shutdown:
             return op  # the process is going away; the OS takes the memory back
@@ -208,7 +210,7 @@ class Runner:
 
     def _start_one_callback(self, op: _Op) -> None:
         done = _OnComplete(self, op)
-        if self._errors.live and self._errors.inherit(op):
+        if op.err is not None:  # spoiled (errors.py): complete it, carrying the error on
             done()
             return
         devices = self._devices
@@ -229,7 +231,7 @@ class Runner:
                 raise
 
     async def _run_coro(self, op: _Op) -> None:
-        if not (self._errors.live and self._errors.inherit(op)):
+        if op.err is None:  # else spoiled (errors.py): complete it, carrying the error on
             devices = self._devices
             rctx = devices.run_context(op.ctx, op.prop)
             if devices.used:

@@ -42,15 +42,16 @@ def forget_parent_work(engine) -> ErrorRecord | None:
         if written and not obj._deleted:
             if record is None:
                 record = ErrorRecord(MXAsyncError(FORK_MESSAGE), "fork")
-            obj._err = record
+                record.pending = False  # on the vars only: wait_for_all has nothing of the parent's to report
+            engine._errors.taint(obj, record)
     return record
 
 
 def restart_in_child(engine, pending: int) -> None:
     """A forked child starts clean: fresh locks, no pending op, threads and loop made on first
     use.  The parent's pending ops never run here (their threads did not come along), so the
-    vars they held are freed, and those they would have written carry one error (raised once,
-    at the first wait on any of them, not by wait_for_all), since their value here is unknown.
+    vars they held are freed, and those they would have written carry one error (raised at
+    their waits as any failure's, not by wait_for_all), since their value here is unknown.
 
     What the engine learned (op costs, whether devices are in use, the profiler, shutdown)
     carries over; errors not yet reported too."""
@@ -62,10 +63,8 @@ def restart_in_child(engine, pending: int) -> None:
     engine._runner.shutdown = old_runner.shutdown
     engine.set_profiler(old_runner.profiler)
     errors = engine._errors
-    errors.records = {e: None for e in old_errors.records if not e.reported}
-    errors.live = len(errors.records)
+    errors.records = {e: None for e in old_errors.records if e.pending}
+    errors.clock, errors.cleared_at = old_errors.clock, old_errors.cleared_at  # the vars' taint times use it
     if pending:
-        # on the vars only: the child's wait_for_all has nothing of the parent's to report
-        if forget_parent_work(engine) is not None:
-            errors.live += 1
+        forget_parent_work(engine)
     engine._refresh_slow()

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ...base import MXAsyncError
+from .errors import Errors
 from .ops import _NORMAL, _SIGNAL, _dedupe_mutate, _Op
 
 if TYPE_CHECKING:
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
     from .placement import Placement
 
 __all__ = ["Grants"]
+
+_spoil = Errors.spoil  # a granted var is tainted: the op may not run (see errors.py)
 
 
 class Grants:
@@ -41,7 +44,8 @@ class Grants:
         self._run_deferred = deferred.run
         self._rc_cache = rc_cache  # DeviceSync.cache: id(ctx) -> (ctx, RunContext) of host contexts
 
-    def connect(self, runner: Runner, placement: Placement) -> None:
+    def connect(self, runner: Runner, placement: Placement, errors: Errors) -> None:
+        self._taint = errors.taint
         self._dispatch = runner.dispatch
         self._run_ready = runner.run_ready
         self._failed_at_once = runner.failed_at_once
@@ -79,12 +83,16 @@ class Grants:
                     wait += 1
                 else:
                     v._readers += 1
+                    if v._err is not None:
+                        _spoil(op, v, False)
             for v in mutate_vars:
                 if v._writing or v._readers or v._queue:
                     (v._queue or v._new_queue()).append((op, True))
                     wait += 1
                 else:
                     v._writing = True
+                    if v._err is not None:
+                        _spoil(op, v, True)
             op.wait = wait
         if not wait:
             self._dispatch(op)
@@ -103,10 +111,10 @@ class Grants:
             return False
         with self.lock:
             for v in const_vars:
-                if v._writing or v._queue or v._deleted or v in mutate_vars:
+                if v._writing or v._queue or v._deleted or v._err is not None or v in mutate_vars:
                     return False
             for v in mutate_vars:
-                if v._writing or v._readers or v._queue or v._deleted:
+                if v._writing or v._readers or v._queue or v._deleted or v._err is not None:
                     return False
             if len(mutate_vars) > 1 and len(set(mutate_vars)) != len(mutate_vars):
                 return False
@@ -147,6 +155,8 @@ class Grants:
                 if not v._readers and not v._writing:
                     v._writing = True
                     q.popleft()
+                    if v._err is not None:
+                        _spoil(op, v, True)
                     op.wait -= 1
                     if not op.wait:
                         ready.append(op)
@@ -155,6 +165,8 @@ class Grants:
                 return
             v._readers += 1
             q.popleft()
+            if v._err is not None:
+                _spoil(op, v, False)
             op.wait -= 1
             if not op.wait:
                 ready.append(op)
@@ -180,7 +192,9 @@ class Grants:
                 if counts:
                     v.version += 1
                     if err is not None:
-                        v._err = err
+                        self._taint(v, err)
+                    elif v._err is not None:
+                        v._err = None  # written by an op that ran: clean again
                 if v._queue:
                     if ready is None:
                         ready = []

@@ -85,7 +85,7 @@ class Engine:
     def __init__(self, num_workers: int | None = None):
         self.num_workers = num_workers or default_worker_threads()
         self.bulk_size = env_int(15, "MXASYNC_EXEC_BULK_EXEC_MAX_NODE", "MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN")
-        self._slow = False  # True while errors, devices, the profiler or shutdown need the full path
+        self._slow = False  # True while devices, the profiler or shutdown need the full path
         self._assemble()
 
     def _assemble(self) -> None:
@@ -96,9 +96,9 @@ class Engine:
         self._devices = devices = DeviceSync(self._refresh_slow)
         self._grants = grants = Grants(deferred, devices.cache)
         self._placement = placement = self._placement_type(self.num_workers, self._loop, grants)
-        self._errors = errors = Errors(grants.lock, self._refresh_slow)
+        self._errors = errors = Errors(grants.lock)
         self._runner = runner = self._runner_type(grants, placement, errors, devices, self._loop, self._tls)
-        grants.connect(runner, placement)
+        grants.connect(runner, placement, errors)
         placement.connect(runner)
         self._waits = Waits(self._flush_bulk, grants, runner, placement, errors, devices, self._loop)
         # bound once for the push paths (and read by the ndarray layer: _deferred, _tls)
@@ -169,11 +169,11 @@ class Engine:
         if not (self._slow or self._deferred or self._tls.bulk is not None or id(ctx) not in self._rc_cache):
             with self._lock:
                 for v in const_vars:
-                    if v._writing or v._queue or v._deleted:
+                    if v._writing or v._queue or v._deleted or v._err is not None:
                         break
                 else:
                     for v in mutate_vars:
-                        if v._writing or v._readers or v._queue or v._deleted:
+                        if v._writing or v._readers or v._queue or v._deleted or v._err is not None:
                             break
                     else:
                         ran = True
@@ -342,7 +342,7 @@ class Engine:
     def _refresh_slow(self) -> None:
         """Recompute ``_slow`` (here and on the runner) from the state that needs the full path."""
         runner = self._runner
-        self._slow = runner.slow = bool(self._errors.live or self._devices.used or runner.profiler is not None
+        self._slow = runner.slow = bool(self._devices.used or runner.profiler is not None
                                         or runner.shutdown)
 
     def set_profiler(self, profiler) -> None:

@@ -162,7 +162,7 @@ class Waits:
             self._help_until(latch)
         if var._event is not None or (for_write and var._read_events):
             self._devices.host_sync(var, for_write)
-        self._errors.raise_var(var, since)
+        self._errors.raise_var(var, since, True)
 
     async def for_var_async(self, var: VarHandle, for_write: bool) -> None:
         """``Engine.wait_for_var_async``."""
@@ -178,7 +178,7 @@ class Waits:
             await fut
         if var._event is not None or (for_write and var._read_events):
             await asyncio.to_thread(self._devices.host_sync, var, for_write)
-        self._errors.raise_var(var, since)
+        self._errors.raise_var(var, since, False)
 
     def for_all(self) -> None:
         """``Engine.wait_for_all``."""
