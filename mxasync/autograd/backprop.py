@@ -24,42 +24,29 @@ from contextlib import nullcontext
 
 from ..base import MXAsyncError
 from ..ndarray import _recording as state
-from ..ndarray._invoke import INLINE_ELEMENTS, _xp
+from ..ndarray._sparse_array import new_sparse
 from ..ndarray.ndarray import NDArray, _empty, ones, zeros
-from ..operator import OpContext, OpReqType
-from ..operator.base import ADD_TO, NULL, WRITE_TO, placeholder
-from ..runtime.engine import Engine
-from ..runtime.resource import ResourceManager
+from ..operator import OpReqType
+from ..operator.base import ADD_TO, NULL, WRITE_TO
+from ..operator.sparse.storage import DEFAULT, RSP, SparseStore
+from ..operator.step import BackwardPlan, accumulate, launch_inline
 from .higher_order import ND, LinearBackward, NonDifferentiable, rule_for
-from .sparse_grad import backward_node as sparse_backward_node
-from .sparse_grad import involves_sparse, store_terms, sum_terms
 from .tape import Entry, Node
 
 __all__ = ["backward", "grad"]
 
 
-def _push(fn, ctx, reads, writes, name, size) -> None:
-    writes = list(dict.fromkeys(writes))
-    reads = [v for v in dict.fromkeys(reads) if v not in writes]
-    Engine.get().push_sync(fn, ctx, reads, writes, name=name,
-                           inline=size < INLINE_ELEMENTS and ctx.device_type == "cpu")
-
-
 def _sum(terms: list, like: NDArray) -> NDArray:
-    """One array holding the sum of ``terms`` (the term itself when there is one)."""
+    """One array holding the sum of ``terms`` (the term itself when there is one); row_sparse when
+    every term is, else dense."""
     if len(terms) == 1:
         return terms[0]
-    if any(t.stype != "default" for t in terms):
-        return sum_terms(terms, like)
-    out = _empty(like.shape, like.dtype, like.context, op_output=True)
-    dst, srcs = out._data, [t._data for t in terms]
-
-    def add(rctx):
-        dst[...] = srcs[0]
-        for s in srcs[1:]:
-            dst[...] += s
-
-    _push(add, like.context, [t._chunk.var for t in terms], [out._chunk.var], "_grad_sum", out.size)
+    if all(t.stype == RSP for t in terms):
+        out = new_sparse(RSP, like.shape, like.dtype, like.context)
+    else:
+        out = _empty(like.shape, like.dtype, like.context, op_output=True)
+    ctx = like.context
+    accumulate(out, terms, WRITE_TO, ctx, "_grad_sum", launch_inline(ctx, out.size)).push(ctx)
     return out
 
 
@@ -73,25 +60,8 @@ def _store(target: NDArray, terms: list, req) -> None:
         terms = [target] + [t for t in terms if t is not target]
         if len(terms) == 1 and req != ADD_TO:
             return
-    if target.stype != "default" or any(t.stype != "default" for t in terms):
-        store_terms(target, terms, req)
-        return
-    dst, srcs = target._data, [t._data for t in terms]
-    add = req == ADD_TO
-
-    def store(rctx):
-        if not srcs:
-            if not add:
-                dst[...] = 0
-            return
-        if add:
-            dst[...] += srcs[0]
-        else:
-            dst[...] = srcs[0]
-        for s in srcs[1:]:
-            dst[...] += s
-
-    _push(store, target.context, [t._chunk.var for t in terms], [target._chunk.var], "_grad_store", target.size)
+    ctx = target.context
+    accumulate(target, terms, req, ctx, "_grad_store", launch_inline(ctx, target.size)).push(ctx)
 
 
 def _as_list(x, what):
@@ -224,9 +194,6 @@ def _backward_node(node, grads, add_term, wanted, needs, train_mode, create_grap
     if create_graph:
         _backward_recorded(node, terms, add_term, wanted, needs, train_mode)
         return
-    if involves_sparse(node, terms):  # csr / row_sparse arrays: autograd/sparse_grad.py
-        sparse_backward_node(node, terms, add_term, wanted, needs, train_mode, _sum)
-        return
     graph_backward = getattr(prop, "backward_graph", None)
     if graph_backward is not None:  # a whole graph on the tape (a hybridized block): it pushes its own backward
         want = [e is not None and (wanted(e) or (e.node is not None and needs.get(id(e.node), False)))
@@ -245,69 +212,66 @@ def _backward_node(node, grads, add_term, wanted, needs, train_mode, create_grap
             if e is not None and (wanted(e) or (e.node is not None and needs.get(id(e.node), False))):
                 add_term(e, g)
         return
-    deps = set(prop.declare_backward_dependency([("og", k) for k in range(len(outs))],
-                                                [("in", k) for k in range(len(args))],
-                                                [("out", k) for k in range(len(outs))]))
-    xp = _xp(ctx)
-    reads: list = []
-
-    def pick(tag, k, arr):
-        if (tag, k) in deps:
-            reads.append(arr._chunk.var)
-            return arr._data
-        return placeholder(xp, arr.shape, arr._data.dtype)
-
-    out_grad = []
+    want = [e is not None and (wanted(e) or (e.node is not None and needs.get(id(e.node), False)))
+            for e in node.in_ag]
+    sparse = _involves_sparse(node, terms)
+    plan = BackwardPlan(prop, ctx, train_mode, len(args), len(outs))
     # the summed (or zero) output gradients made here must outlive the push that reads them: a pooled
     # chunk dropped with its ops pending is parked, and the in_grad allocated below could take its
     # block over, deleting the var this push reads (and reusing the memory it reads)
-    made_here = []
+    ogs = []
     for k, o in enumerate(outs):
         t = terms[k]
-        if ("og", k) not in deps:
-            out_grad.append(placeholder(xp, o.shape, o._data.dtype))
-            continue
-        g = _sum(t[1], o) if t is not None else zeros(o.shape, o.context, o.dtype)
-        made_here.append(g)
-        reads.append(g._chunk.var)
-        out_grad.append(g._data)
-    in_data = [pick("in", k, x) for k, x in enumerate(args)]
-    out_data = [pick("out", k, o) for k, o in enumerate(outs)]
-    aux_data = [a._data for a in node.aux]
-    in_grad, req, writes = [], [], []
-    # SyncBatchNorm updates its moving statistics in backward, as MXNet's does
-    (writes if prop.backward_writes_aux else reads).extend(a._chunk.var for a in node.aux)
-    for x, e in zip(args, node.in_ag, strict=True):
-        if e is not None and (wanted(e) or (e.node is not None and needs.get(id(e.node), False))):
-            g = _empty(x.shape, x.dtype, x.context, op_output=True)
-            add_term(e, g)
-            in_grad.append(g._data)
-            req.append(WRITE_TO)
-            writes.append(g._chunk.var)
+        if t is not None and (sparse or ("og", k) in plan.deps):
+            ogs.append(_sum(t[1], o))
+        elif ("og", k) in plan.deps and not sparse:  # a sparse kernel makes its own zeros
+            ogs.append(zeros(o.shape, o.context, o.dtype))
         else:
-            in_grad.append(placeholder(xp, x.shape, x._data.dtype))
-            req.append(NULL)
-    res = [ResourceManager.get().request(ctx, r) for r in prop.backward_resource()]
-    writes += [r.var for r in res]
-    if prop.asynchronous(train_mode):  # done when it calls on_complete (SyncBatchNorm over devices)
-        bwd_async = prop.backward_async_fn(ctx)
-
-        def run_async(rctx, on_complete):
-            bwd_async(OpContext(train_mode, rctx, res), out_grad, in_data, out_data, req, in_grad, aux_data,
-                      on_complete)
-
-        writes = list(dict.fromkeys(writes))
-        Engine.get().push_async(run_async, ctx, [v for v in dict.fromkeys(reads) if v not in writes], writes,
-                                name=f"{prop.op_name}_backward")
-        return
-    bwd = prop.backward_fn(ctx)
-
-    def run(rctx):
-        bwd(OpContext(train_mode, rctx, res), out_grad, in_data, out_data, req, in_grad, aux_data)
-
+            ogs.append(None)
+    stypes = _grad_stypes(prop, node) if sparse else None
+    in_grads = []
+    for k, (x, w) in enumerate(zip(args, want, strict=True)):
+        if not w:
+            in_grads.append(None)
+        elif stypes is None or stypes[k] == DEFAULT:
+            in_grads.append(_empty(x.shape, x.dtype, x.context, op_output=True))
+        else:
+            in_grads.append(new_sparse(stypes[k], x.shape, x.dtype, x.context))
     size = max((x.size for x in args), default=0)
-    _push(run, ctx, reads, writes, f"{prop.op_name}_backward", size)
-    del made_here  # pushed: from now on a dropped chunk waits for this op
+    plan.launch(ogs, args, outs, node.aux, in_grads, [WRITE_TO] * len(args),
+                inline=launch_inline(ctx, size)).push(ctx)
+    for e, g in zip(node.in_ag, in_grads, strict=True):
+        if g is not None:
+            add_term(e, g)
+    del ogs  # pushed: from now on a dropped chunk waits for this op
+
+
+def _is_sparse(x) -> bool:
+    return x is not None and x._data.__class__ is SparseStore
+
+
+def _involves_sparse(node, terms) -> bool:
+    """csr / row_sparse arrays in or out of ``node``, among its gradient terms, or as a variable's gradient buffer."""
+    if any(_is_sparse(x) for x in node.inputs) or any(_is_sparse(o) for o in node.outputs):
+        return True
+    if any(t is not None and any(_is_sparse(g) for g in t[1]) for t in terms):
+        return True
+    return any(e is not None and e.node is None and _is_sparse(e.grad) for e in node.in_ag)
+
+
+def _grad_stypes(prop, node) -> list:
+    """Per input, the storage type of its gradient term: what the op's sparse backward offers when
+    the variable's gradient buffer has that type (``Embedding(sparse_grad=True)``: row_sparse), else dense."""
+    offered = None
+    if prop.sparse_backward is not None and prop.sparse_backward_infer is not None:
+        offered = prop.sparse_backward_infer(prop, [x.stype for x in node.inputs], [o.stype for o in node.outputs])
+    out = []
+    for k, e in enumerate(node.in_ag):
+        target = e.grad if e is not None and e.node is None else None
+        ok = offered is not None and offered[k] not in (None, DEFAULT) and target is not None \
+            and target.stype == offered[k]
+        out.append(offered[k] if ok else DEFAULT)
+    return out
 
 
 def _backward_recorded(node, terms, add_term, wanted, needs, train_mode) -> None:

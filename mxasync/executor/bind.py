@@ -23,7 +23,7 @@ from ..operator import OpReqType
 from ..symbol._indexed import IndexedGraph
 from ..symbol._infer import infer_shape, infer_type
 from .executor import Executor
-from .storage import grad_stype, infer_stypes, var_stype
+from .stypes import grad_stype, infer_stypes, var_stype
 
 __all__ = ["simple_bind", "bind", "reshape", "parse_grad_req"]
 
@@ -87,7 +87,7 @@ def _arg_stypes(sym, g, stype_dict: dict) -> tuple[list, list]:
     by_name = {g.nodes[n].name: n for n in g.arg_nodes}
     arg_st = [stype_dict.get(n) or var_stype(g.nodes[by_name[n]]) for n in names]
     if all(s == "default" for s in arg_st) and not any(
-            getattr(nd.prop, "sparse_backward_infer", None) for nd in g.nodes if not nd.is_variable):
+            nd.prop.sparse_backward_infer for nd in g.nodes if not nd.is_variable):
         return arg_st, ["default"] * len(names)
     stypes = infer_stypes(g, {by_name[n]: s for n, s in zip(names, arg_st, strict=True)})
     return arg_st, [grad_stype(g, stypes, by_name[n]) for n in names]

@@ -26,7 +26,7 @@ from ..symbol._infer import infer_again
 from .gradient import EntryInfo, ExecOp, build_backward
 from .memory import PlanOp, plan_memory
 from .program import compile_ops
-from .storage import infer_stypes, var_stype
+from .stypes import infer_stypes, var_stype
 
 __all__ = ["Executor"]
 
@@ -103,7 +103,7 @@ class Executor:
         self._stypes = self._storage_types(var_arrays, entries)
         nbytes = [int(np.prod(e.shape, dtype=np.int64)) * np.dtype(e.dtype).itemsize for e in entries]
         external = {i for i, e in enumerate(entries) if e.external}
-        if self._stypes is not None:  # sparse entries have their own arrays (executor/storage.py)
+        if self._stypes is not None:  # sparse entries have their own arrays (executor/stypes.py)
             external |= {i for i, s in enumerate(self._stypes) if s != "default"}
         ops = self._ops = fwd_ops + self._bwd_ops
         self._plan = plan_memory(nbytes, [PlanOp(o.reads, o.writes, o.inplace) for o in ops], external,
@@ -207,10 +207,7 @@ class Executor:
                 if hook is not None and hook[1] and st.kind == "forward":
                     for name, e in st.op_inputs:
                         hook[0](name.encode(), st.op.encode(), self._arrays[e])
-                if st.asynchronous[flag]:
-                    eng.push_async(st.fns[flag], ctx, st.const_vars, st.mutate_vars, name=st.name)
-                else:
-                    eng.push_sync(st.fns[flag], ctx, st.const_vars, st.mutate_vars, name=st.name)
+                st.launches[flag].push(ctx)
                 if hook is not None and st.kind == "forward":
                     for name, e in st.outputs:
                         hook[0](name.encode(), st.op.encode(), self._monitored(e))

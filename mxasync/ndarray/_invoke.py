@@ -11,73 +11,52 @@ cached, so a repeated call pays for allocation and the push only.
 
 from __future__ import annotations
 
-from operator import attrgetter
-
 import numpy as np
 
 from .. import _seams
-from ..backends import get_backend
 from ..base import MXAsyncError
-from ..operator import OpContext
-from ..operator.base import WRITE_TO
 from ..operator.registry import get_op
-from ..operator.sparse.storage import SparseStore
+from ..operator.sparse.storage import DEFAULT, SparseStore
+from ..operator.step import INLINE_ELEMENTS, ForwardPlan
 from ..runtime.context import current_context
-from ..runtime.engine import Engine
-from ..runtime.resource import ResourceManager
-from ..runtime.run_context import RunContext
 from ..runtime.storage import Storage
 from . import _recording as _ag
 from ._chunk import Chunk
 
 __all__ = ["invoke", "INLINE_ELEMENTS"]
 
-# Ops on fewer elements than this run in the pushing thread (docs/performance.md:
-# below ~100k float32 elements an op costs less than the parallelism a worker buys back).
-INLINE_ELEMENTS = 65536
-
-_engine = Engine.get
 _PLANS: dict = {}
 _PLANS_MAX = 4096
 
 
 class _Plan:
-    __slots__ = ("name", "label", "out_shapes", "out_types", "fwd", "resources", "nout", "visible", "n_args",
-                 "mutate_inputs", "inline", "req", "ctx", "simple", "small", "xp", "op_ctx", "asynchronous")
+    """A dense call's output shapes and types, how its outputs are allocated, and its
+    :class:`~mxasync.operator.step.ForwardPlan` (``step``)."""
+
+    __slots__ = ("name", "label", "out_shapes", "out_types", "nout", "visible", "inline", "fast", "small",
+                 "step")
 
     def __init__(self, opdef, prop, args, ctx, is_train, out_shapes=None):
         self.name = opdef.name
         self.label = prop.label
-        self.ctx = ctx
         self.out_shapes = out_shapes or prop.infer_shape([x.shape for x in args])[1]
         _, self.out_types, _ = prop.infer_type([x.dtype for x in args])
         if any(s is None for s in self.out_shapes):
             raise MXAsyncError(f"{prop.label}: cannot infer the output shape from inputs "
                                f"{[x.shape for x in args]}")
-        self.fwd = prop.forward_fn(ctx)
-        # done when it calls on_complete (SyncBatchNorm meeting its other devices): pushed with push_async
-        self.asynchronous = prop.asynchronous(is_train)
-        if self.asynchronous:
-            self.fwd = prop.forward_async_fn(ctx)
-        requests = prop.resources(is_train)
-        self.resources = [ResourceManager.get().request(ctx, r) for r in requests] if requests else ()
+        self.step = step = ForwardPlan(prop, ctx, is_train, opdef.name)
         self.nout = prop.num_outputs()
         self.visible = prop.num_visible_outputs()
-        self.n_args = len(args)
-        self.mutate_inputs = prop.mutate_inputs()
         size = 1
         for s in self.out_shapes[0] if self.out_shapes else ():
             size *= s
         self.inline = size < INLINE_ELEMENTS and ctx.device_type == "cpu"
-        self.req = [WRITE_TO] * self.nout
-        # one output, no aux, resources or in-place inputs: the common case gets a short path
-        self.simple = self.nout == 1 and not self.resources and not self.mutate_inputs and not self.asynchronous
-        self.xp = _xp(ctx)
-        # small CPU outputs are plain numpy arrays (see chunk.py); others go through the pool
+        # small host outputs are plain numpy arrays (see _chunk.py); others go through the pool
         largest = max((_nbytes(sh, t) for sh, t in zip(self.out_shapes, self.out_types, strict=True)), default=0)
-        self.small = self.xp is np and largest < Storage.get(ctx).min_pooled
-        # CPU ops get the same RunContext every time, so small ones can share one OpContext
-        self.op_ctx = OpContext(is_train, RunContext(ctx, None), ()) if self.small and not self.resources else None
+        self.small = ctx.device_type == "cpu" and largest < Storage.get(ctx).min_pooled
+        # one small output and nothing else written: the engine's push_kernel path (ForwardPlan.push_small)
+        self.fast = self.small and self.nout == 1 and step.op_ctx is not None and not step.mutate_inputs \
+            and not step.asynchronous
 
 
 def _nbytes(shape, dtype) -> int:
@@ -88,7 +67,7 @@ def _nbytes(shape, dtype) -> int:
 
 
 def _alloc(plan: _Plan, i: int, ctx):
-    """Output ``i`` of ``plan``: a plain numpy array when small (see chunk.py), else from the pool."""
+    """Output ``i`` of ``plan``: a plain numpy array when small (see _chunk.py), else from the pool."""
     if plan.small:
         data = np.empty(plan.out_shapes[i], plan.out_types[i])
         return NDArray(Chunk(data, ctx), data)
@@ -134,18 +113,12 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
         rec = t.recording
         if rec and out is not None:
             _ag.check_out(prop, out)
-    for x in inputs:
-        if getattr(x, "_data", None).__class__ is SparseStore:
-            return _sparse_call(opdef, prop, inputs, out, is_train, ctx, rec)
-    if (out is not None and _sparse_out(out)) or (
-            getattr(prop, "sparse_from_dense", False) and prop.infer_storage_type(["default"] * len(inputs))[1]
-            != ["default"] * prop.num_outputs()):
-        return _sparse_call(opdef, prop, inputs, out, is_train, ctx, rec)
+    sparse = _sparse_call(prop, inputs, out)
     try:
         ctx = inputs[0]._ctx if inputs else (ctx or current_context())
         n_args = len(inputs) if opdef.key_var_num_args else len(prop.arguments)
         args, aux = (inputs, ()) if len(inputs) <= n_args else (inputs[:n_args], inputs[n_args:])
-        plan = _plan(opdef, prop, args, ctx, is_train)
+        plan = None if sparse else _plan(opdef, prop, args, ctx, is_train)
     except AttributeError:
         bad = next(i for i, x in enumerate(inputs) if not isinstance(x, NDArray))
         raise MXAsyncError(f"{prop.label}: input {bad} must be an NDArray, "
@@ -156,68 +129,65 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
         if x._ctx is not ctx and x._ctx != ctx and "gpu" in (x._ctx.device_type, ctx.device_type):
             raise MXAsyncError(f"{prop.label}: inputs live on different contexts ({ctx} and {x._ctx}); "
                                "copy them with as_in_context first")
-    if plan.op_ctx is not None and plan.simple and not aux and out is None and n_args == 2 and len(args) == 2:
-        result = _binary_small(plan, args[0], args[1], ctx, is_train)
+    if plan is not None and plan.fast and not aux and out is None and n_args == 2 and len(args) == 2:
+        result = _alloc(plan, 0, ctx)
+        plan.step.push_small(args, result)
         if type(args[0]) is not NDArray:  # an mx.np array in: its class out (NumPy-interface code on legacy ops)
             result.__class__ = type(args[0])
         if rec:
             _RECORDER.impl.record_op(prop, ctx, args, aux, [result], is_train)
         return result
-    fwd, req, resources = plan.fwd, plan.req, plan.resources
-    in_data = list(map(_DATA, args))
-    if out is None:
-        outputs = [_alloc(plan, 0, ctx)] if plan.nout == 1 else [_alloc(plan, i, ctx) for i in range(plan.nout)]
-    else:
+    if out is not None:
         outputs = list(out) if isinstance(out, (list, tuple)) else [out]
-        _check_out(plan, outputs)
-    out_data = [o._data for o in outputs]
-    aux_data = [x._data for x in aux]
-    if plan.simple and not aux:  # one output and nothing else written: no de-duplication needed
-        out_var = outputs[0]._chunk.var
-        mutate_vars = [out_var]
-        const_vars = [v for v in map(_VAR, args) if v is not out_var]
+        _check_out(prop, outputs, plan.out_shapes if plan is not None else _shapes(prop, args))
+    elif plan is None:
+        outputs = _sparse_outputs(prop, args, ctx)
     else:
-        mutate_vars = list(dict.fromkeys(
-            [o._chunk.var for o in outputs] + [x._chunk.var for x in aux]
-            + [args[i]._chunk.var for i in plan.mutate_inputs] + [r.var for r in resources]))
-        const_vars = [v for v in map(_VAR, args) if v not in mutate_vars]
-
-    if plan.asynchronous:
-        def run_async(rctx, on_complete):
-            fwd(OpContext(is_train, rctx, resources), in_data, req, out_data, aux_data, on_complete)
-
-        _engine().push_async(run_async, ctx, const_vars, mutate_vars, name=plan.name)
-    else:
-        def run(rctx):
-            fwd(OpContext(is_train, rctx, resources), in_data, req, out_data, aux_data)
-
-        _engine().push_sync(run, ctx, const_vars, mutate_vars, name=plan.name, inline=plan.inline)
-    if inputs and type(inputs[0]) is not NDArray:  # an mx.np array in: its class out
+        outputs = [_alloc(plan, 0, ctx)] if plan.nout == 1 else [_alloc(plan, i, ctx) for i in range(plan.nout)]
+    step = plan.step if plan is not None else ForwardPlan(prop, ctx, is_train, opdef.name)
+    step.launch(args, outputs, aux, inline=plan.inline if plan is not None else None).push(ctx)
+    if plan is not None and inputs and type(inputs[0]) is not NDArray:  # an mx.np array in: its class out
         for o in outputs:
             o.__class__ = type(inputs[0])
     if rec:
         _RECORDER.impl.record_op(prop, ctx, args, aux, outputs, is_train)
     if out is not None:
         return out
-    return outputs[0] if plan.visible == 1 else outputs[:plan.visible]
+    visible = plan.visible if plan is not None else prop.num_visible_outputs()
+    return outputs[0] if visible == 1 else outputs[:visible]
 
 
-def _sparse_out(out) -> bool:
-    outs = out if isinstance(out, (list, tuple)) else [out]
-    return any(o._data.__class__ is SparseStore for o in outs)
+def _sparse_call(prop, inputs, out) -> bool:
+    """Whether csr / row_sparse storage is involved: an input or ``out`` is sparse, or the op
+    makes sparse outputs from dense inputs (``cast_storage``, ``dot(forward_stype=)``)."""
+    for x in inputs:
+        if getattr(x, "_data", None).__class__ is SparseStore:
+            return True
+    if out is not None:
+        outs = out if isinstance(out, (list, tuple)) else [out]
+        if any(o._data.__class__ is SparseStore for o in outs):
+            return True
+    return prop.sparse_from_dense and \
+        any(s != DEFAULT for s in prop.infer_storage_type([DEFAULT] * len(inputs))[1])
 
 
-def _sparse_call(opdef, prop, inputs, out, is_train, ctx, rec):
-    """A call with sparse storage involved (ndarray/_sparse_invoke.py)."""
-    from ._sparse_invoke import invoke_sparse
+def _shapes(prop, args) -> list:
+    shapes = prop.infer_shape([x.shape for x in args])[1]
+    if any(s is None for s in shapes):
+        raise MXAsyncError(f"{prop.label}: cannot infer the output shape from inputs {[x.shape for x in args]}")
+    return shapes
 
-    ctx = inputs[0]._ctx if inputs else (ctx or current_context())
-    return invoke_sparse(opdef, prop, inputs, out, is_train, ctx, rec, _RECORDER.impl if rec else None)
+
+def _sparse_outputs(prop, args, ctx) -> list:
+    """New outputs of a sparse call, each in the storage type the op's rule gives it."""
+    shapes = _shapes(prop, args)
+    _, types, _ = prop.infer_type([x.dtype for x in args])
+    _, stypes, _ = prop.infer_storage_type([x.stype for x in args])
+    return [_empty(s, t, ctx) if st == DEFAULT else new_sparse(st, s, t, ctx)
+            for s, t, st in zip(shapes, types, stypes, strict=True)]
 
 
 _OPDEFS: dict = {}
-_DATA = attrgetter("_data")
-_VAR = attrgetter("_chunk.var")
 
 
 def _opdef(name: str):
@@ -244,10 +214,12 @@ def invoke_binary(op_name: str, a, b):
             return invoke(op_name, [a, b])
         opdef = _OPDEFS.get(op_name) or _opdef(op_name)
         plan = _plan(opdef, opdef.prepare(), [a, b], ctx, False)
-        if plan.op_ctx is None or not plan.simple:
+        if not plan.fast:
             return invoke(op_name, [a, b])
         _BINARY_PLANS[key] = plan
-    return _binary_small(plan, a, b, ctx, False)
+    result = _alloc(plan, 0, ctx)
+    plan.step.push_small([a, b], result)
+    return result
 
 
 _SCALAR_PLANS: dict = {}
@@ -266,34 +238,20 @@ def invoke_scalar(op_name: str, a, scalar: float):
             _SCALAR_PLANS.clear()
         opdef = _OPDEFS.get(op_name) or _opdef(op_name)
         plan = _plan(opdef, opdef.prepare(scalar=scalar), [a], ctx, False)
-        if plan.op_ctx is None or not plan.simple:
+        if not plan.fast:
             return invoke(op_name, [a], scalar=scalar)
         _SCALAR_PLANS[key] = plan
     result = _alloc(plan, 0, ctx)
-    _engine().push_kernel(plan.fwd, (plan.op_ctx, [ad], plan.req, [result._data], ()), ctx,
-                          [a._chunk.var], [result._chunk.var], plan.name)
+    plan.step.push_small([a], result)
     return result
 
 
-def _binary_small(plan: _Plan, a, b, ctx, is_train: bool):
-    """``c = a + b`` and friends on small CPU arrays: the path the per-op budget is spent on."""
-    result = _alloc(plan, 0, ctx)
-    va, vb = a._chunk.var, b._chunk.var
-    _engine().push_kernel(plan.fwd, (plan.op_ctx, [a._data, b._data], plan.req, [result._data], ()), ctx,
-                          [va, vb] if va is not vb else [va], [result._chunk.var], plan.name)
-    return result
-
-
-def _check_out(plan: _Plan, outputs: list) -> None:
-    if len(outputs) != plan.nout:
-        raise MXAsyncError(f"{plan.label}: out= needs {plan.nout} arrays, got {len(outputs)}")
-    for o, s in zip(outputs, plan.out_shapes, strict=True):
-        if o.shape != tuple(s):
-            raise MXAsyncError(f"{plan.label}: out= has shape {o.shape} but the result has shape {tuple(s)}")
-
-
-def _xp(ctx):
-    return get_backend(ctx.device_type).xp
+def _check_out(prop, outputs: list, shapes: list) -> None:
+    if len(outputs) != len(shapes):
+        raise MXAsyncError(f"{prop.label}: out= needs {len(shapes)} arrays, got {len(outputs)}")
+    for o, s in zip(outputs, shapes, strict=True):
+        if tuple(o.shape) != tuple(s):
+            raise MXAsyncError(f"{prop.label}: out= has shape {o.shape} but the result has shape {tuple(s)}")
 
 
 # while recording (``_ag.active`` and this thread's flag), op calls go to autograd's recorder; turning
@@ -302,4 +260,5 @@ _RECORDER = _seams.recorder
 
 # ndarray.py imports this module at its end, once NDArray exists; the other way round, this import
 # comes after every name here is defined, so it works whichever module loads first
+from ._sparse_array import new_sparse  # noqa: E402
 from .ndarray import NDArray, _empty  # noqa: E402

@@ -148,6 +148,16 @@ class OperatorProperty:
     #: an input means zero, a None result means "not covered here" (the kernel runs instead)
     recorded_gradient: ClassVar[Callable | None] = None
 
+    # -- storage types (set by :func:`~mxasync.operator.sparse.storage.register_sparse`) ------
+    #: ``fn(xp, prop, op_ctx, inputs, out_stypes) -> outputs`` on csr / row_sparse values, or None
+    sparse_forward: ClassVar[Callable | None] = None
+    #: ``fn(xp, prop, op_ctx, out_grads, inputs, outputs, grad_stypes) -> input gradients``, or None
+    sparse_backward: ClassVar[Callable | None] = None
+    #: ``fn(prop, in_stypes, out_stypes) -> grad_stypes`` the sparse backward offers, or None
+    sparse_backward_infer: ClassVar[Callable | None] = None
+    #: dense inputs may give sparse outputs (``cast_storage``): imperative calls ask ``infer_storage_type``
+    sparse_from_dense: ClassVar[bool] = False
+
     # -- asynchronous ops (MXNet's ExecType::kAsync) ----------------------------------------
     #: the backward writes the aux states (MXNet's SyncBatchNorm updates its moving statistics
     #: there): the callers list their vars among the backward's writes, not its reads

@@ -56,7 +56,7 @@ class SparsePlan:
         self.prop = prop
         self.in_stypes = list(in_stypes)
         inferred_in, inferred_out, _ = prop.infer_storage_type(list(in_stypes))
-        kernel = getattr(prop, "sparse_forward", None)
+        kernel = prop.sparse_forward
         self.kernel = kernel if kernel is not None and list(inferred_in) == self.in_stypes else None
         self.out_stypes = list(out_stypes) if out_stypes is not None else list(inferred_out)
         _, self.out_shapes, _ = prop.infer_shape(list(in_shapes))
