@@ -182,38 +182,19 @@ def _backward_node(node, grads, add_term, wanted, needs, train_mode, create_grap
     terms = [grads.get(id(o._ag)) if o._ag is not None and o._ag.node is node else None for o in outs]
     if all(t is None for t in terms):
         return  # no gradient reached this node's outputs
-    if getattr(prop, "nondifferentiable", False):
-        raise MXAsyncError(f"autograd: Operator {prop.op_name} is non-differentiable: the gradient was computed "
-                           f"with create_graph=True through {prop.op_name[len('_backward_'):]}, which has no "
-                           "recorded gradient rule (higher-order gradients cover the ops listed in "
-                           "docs/autograd.md)")
-    if hasattr(prop, "apply_forward"):  # the backward of a linear op: its gradient is the op
-        t = terms[0]
-        add_term(node.in_ag[0], prop.apply_forward(_sum_recorded(t[1])))
+    want = [e is not None and (wanted(e) or (e.node is not None and needs.get(id(e.node), False)))
+            for e in node.in_ag]
+    own = prop.tape_backward  # a TapeOp that is not one op's kernels (tape.py)
+    if own is not None and (prop.tape_backward_recorded or not create_graph):
+        ogs = [None if t is None else _sum_recorded(t[1]) if create_graph else _sum(t[1], o)
+               for t, o in zip(terms, outs, strict=True)]
+        for e, g in zip(node.in_ag, own(node, ogs, want, train_mode), strict=True):
+            if g is not None:
+                add_term(e, g)
         return
     if create_graph:
         _backward_recorded(node, terms, add_term, wanted, needs, train_mode)
         return
-    graph_backward = getattr(prop, "backward_graph", None)
-    if graph_backward is not None:  # a whole graph on the tape (a hybridized block): it pushes its own backward
-        want = [e is not None and (wanted(e) or (e.node is not None and needs.get(id(e.node), False)))
-                for e in node.in_ag]
-        ogs = [_sum(t[1], o) if t is not None else None for t, o in zip(terms, outs, strict=True)]
-        for e, g in zip(node.in_ag, graph_backward(ogs, want, train_mode), strict=True):
-            if g is not None:
-                add_term(e, g)
-        return
-    if hasattr(prop, "function"):  # an autograd.Function: its backward pushes NDArray ops itself
-        from .function import run_backward
-
-        ograds = [_sum(t[1], o) if t is not None else zeros(o.shape, o.context, o.dtype)
-                  for t, o in zip(terms, outs, strict=True)]
-        for g, e in zip(run_backward(node, ograds), node.in_ag, strict=True):
-            if e is not None and (wanted(e) or (e.node is not None and needs.get(id(e.node), False))):
-                add_term(e, g)
-        return
-    want = [e is not None and (wanted(e) or (e.node is not None and needs.get(id(e.node), False)))
-            for e in node.in_ag]
     sparse = _involves_sparse(node, terms)
     plan = BackwardPlan(prop, ctx, train_mode, len(args), len(outs))
     # the summed (or zero) output gradients made here must outlive the push that reads them: a pooled
@@ -278,8 +259,7 @@ def _backward_recorded(node, terms, add_term, wanted, needs, train_mode) -> None
     """create_graph: the node's backward as recorded op calls when its op has a rule, else its
     kernel backward linked to the graph by a node that refuses a further derivative."""
     prop, outs, args = node.prop, node.outputs, node.inputs
-    rule = None if getattr(prop, "backward_graph", None) is not None or hasattr(prop, "function") \
-        else rule_for(prop)
+    rule = None if prop.tape_backward is not None else rule_for(prop)
     ogs = [_sum_recorded(t[1]) if t is not None else zeros(o.shape, o.context, o.dtype)
            for t, o in zip(terms, outs, strict=True)]
     res = rule(ND, prop, ogs, list(args), list(outs)) if rule is not None else None

@@ -19,21 +19,27 @@ from __future__ import annotations
 
 from ..base import MXAsyncError
 from ..ndarray import _recording as state
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import NDArray, zeros
 from .tape import Entry, Node
 
 __all__ = ["Function"]
 
 
 class _FunctionProp:
-    """What the tape and the backward pass ask of a node's op, for a Python Function."""
+    """What the tape and the backward pass ask of a node's op, for a Python Function (a ``TapeOp``)."""
 
     zero_gradient = False
+    tape_backward_recorded = False  # its backward runs with recording paused
 
     def __init__(self, function: Function) -> None:
         self.function = function
         self.op_name = type(function).__name__
         self.label = f"Function {self.op_name}"
+
+    def tape_backward(self, node, out_grads: list, want: list, train_mode: bool) -> list:
+        ograds = [g if g is not None else zeros(o.shape, o.context, o.dtype)
+                  for g, o in zip(out_grads, node.outputs, strict=True)]
+        return [g if w else None for g, w in zip(run_backward(node, ograds), want, strict=True)]
 
 
 class Function:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base import MXAsyncError
 from ..ndarray._invoke import invoke
 from ..ndarray.ndarray import NDArray
 
@@ -119,6 +120,7 @@ class LinearBackward:
     gradient is ``f`` applied to the incoming gradient (with the forward node's other inputs)."""
 
     zero_gradient = False
+    tape_backward_recorded = True  # applying f is a recorded call: differentiable again
 
     def __init__(self, forward_node) -> None:
         prop = forward_node.prop
@@ -128,17 +130,22 @@ class LinearBackward:
         self.params = prop.params.to_strings(only_set=True)
         self.rest = list(forward_node.inputs[1:])
 
-    def apply_forward(self, v):
-        return invoke(self.forward_name, [v, *self.rest], **self.params)
+    def tape_backward(self, node, out_grads: list, want: list, train_mode: bool) -> list:
+        return [invoke(self.forward_name, [out_grads[0], *self.rest], **self.params)]
 
 
 class NonDifferentiable:
     """The op of a node linking a kernel-computed gradient to the graph: it has no gradient itself."""
 
     zero_gradient = False
-    nondifferentiable = True
+    tape_backward_recorded = True  # always asked, and refuses
 
     def __init__(self, op_name: str) -> None:
         self.op_name = f"_backward_{op_name}"
         self.label = self.op_name
 
+    def tape_backward(self, node, out_grads: list, want: list, train_mode: bool) -> list:
+        raise MXAsyncError(f"autograd: Operator {self.op_name} is non-differentiable: the gradient was computed "
+                           f"with create_graph=True through {self.op_name[len('_backward_'):]}, which has no "
+                           "recorded gradient rule (higher-order gradients cover the ops listed in "
+                           "docs/autograd.md)")

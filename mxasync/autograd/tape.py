@@ -19,13 +19,36 @@ recorded only when one of its inputs has an entry, so constants cost nothing.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
+from typing import ClassVar, Protocol
 
 from ..base import MXAsyncError
 from ..ndarray import _recording as state
 from ..ndarray.ndarray import NDArray, zeros
 from ..operator import OpReqType
 
-__all__ = ["Entry", "Node", "mark_variables", "attach_grad", "record_op"]
+__all__ = ["TapeOp", "Entry", "Node", "mark_variables", "attach_grad", "record_op"]
+
+
+class TapeOp(Protocol):
+    """What a node's ``prop`` is to the tape and the backward pass: an ``OperatorProperty``, or
+    one of the stand-ins for what is not one op (a hybridized block's graph node, an
+    ``autograd.Function``, the links of a higher-order graph).
+
+    ``tape_backward(node, out_grads, want, train_mode) -> input gradients`` (None: no gradient)
+    replaces the op's backward kernel when set; ``out_grads`` holds one summed array or None per
+    output, ``want`` one flag per input.  ``tape_backward_recorded`` says its computation is
+    recorded op calls (differentiable again with ``create_graph``); otherwise a ``create_graph``
+    pass links its results to the graph as non-differentiable.  Every other fact the pass reads
+    (``zero_gradient``, ``linear_input``, the sparse kernels, ``declare_backward_dependency``...)
+    is an ``OperatorProperty`` declaration (docs/operators.md, "Facts an op declares").
+    """
+
+    op_name: str
+    label: str
+    zero_gradient: bool
+    tape_backward: ClassVar[Callable | None]
+    tape_backward_recorded: ClassVar[bool]
 
 _seq = itertools.count()
 

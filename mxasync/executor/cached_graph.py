@@ -98,18 +98,19 @@ class _State:
 
 
 class _GraphNode:
-    """What the autograd tape holds for a cached-op call (stands in for an operator property)."""
+    """What the autograd tape holds for a cached-op call (a ``TapeOp`` standing in for an operator property)."""
 
     op_name = "_CachedOp"
     label = "_CachedOp"
     zero_gradient = False
+    tape_backward_recorded = False  # the executor's kernels compute it
 
     def __init__(self, state: _State, repeated: list, symbol=None, input_names: tuple = ()):
         self.state = state
         self.repeated = repeated
         self.symbol, self.input_names = symbol, input_names  # the call's graph, for autograd.get_symbol
 
-    def backward_graph(self, out_grads: list, want: list, train_mode: bool) -> list:
+    def tape_backward(self, node, out_grads: list, want: list, train_mode: bool) -> list:
         """Push the executor's backward; return one gradient array (or None) per input of the call."""
         exe = self.state.exe
         ogs = [g if g is not None else zeros(o.shape, o.context, o.dtype)

@@ -143,6 +143,12 @@ class OperatorProperty:
     #: the declared backward kernel (``bwd`` of :func:`~mxasync.operator.functional.defop`) uses only
     #: the elementwise part of the array namespace, so autograd can run it on recorded NDArray ops
     xp_gradient: ClassVar[bool] = False
+    #: what the autograd tape runs for a node of this op instead of its backward kernel (see
+    #: ``autograd/tape.py``, ``TapeOp``): None for operators, whose kernels run; a hybridized
+    #: block's graph node, an ``autograd.Function`` and the links of higher-order graphs set it
+    tape_backward: ClassVar[Callable | None] = None
+    #: ``tape_backward`` computes with recorded op calls, so its results can be differentiated again
+    tape_backward_recorded: ClassVar[bool] = False
     #: ``fn(nd, prop, out_grads, inputs, outputs) -> input gradients | None``: the gradient as calls
     #: on NDArrays for ``create_graph`` (``nd.invoke(name, inputs, **params)`` runs an op); None for
     #: an input means zero, a None result means "not covered here" (the kernel runs instead)
@@ -247,6 +253,15 @@ class OperatorProperty:
         """
         n_out, n_aux = self.num_outputs(), len(self.list_auxiliary_states())
         return ["default"] * len(in_stypes), ["default"] * n_out, ["default"] * n_aux
+
+    def refine_partial_inputs(self, in_shapes: list, out_shapes: list) -> list | None:
+        """Input shapes that the known output shapes imply, where the inputs' are partly unknown (MXNet's
+        backward shape inference: FullyConnected's weight from its output), or None (nothing to add)."""
+        return None
+
+    #: per argument, the ``__init__`` attribute a Variable composed into it gets (MXNet's
+    #: FSetInputVarAttrOnCompose: a PReLU's gamma starts at 0.25)
+    input_var_init: ClassVar[dict[str, str]] = {}
 
     def forward_resource(self) -> list:
         return []

@@ -25,6 +25,7 @@ and the training flag (cached by the callers); their ``launch`` binds arrays and
 
 from __future__ import annotations
 
+from ..runtime.context import Context
 from ..runtime.engine import Engine
 from ..runtime.resource import ResourceManager
 from ..runtime.run_context import RunContext
@@ -40,6 +41,7 @@ __all__ = ["Launch", "ForwardPlan", "BackwardPlan", "accumulate", "INLINE_ELEMEN
 INLINE_ELEMENTS = 65536
 
 _engine = Engine.get
+_CPU0 = Context("cpu", 0)
 _BACKENDS: dict = {}
 
 
@@ -325,6 +327,12 @@ def _sparse_sum(xp, dst, srcs: list, req):
         store(xp, dst, ADD_TO if add else WRITE_TO, total)
 
     return run
+
+
+def host_context(is_train: bool = False) -> OpContext:
+    """The OpContext of a kernel called on host arrays outside the engine (a rule probing an op's
+    value at zero, say): no stream, no resources."""
+    return OpContext(is_train, RunContext(_CPU0, None), ())
 
 
 def launch_inline(ctx, size: int) -> bool | None:

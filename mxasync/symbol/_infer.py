@@ -164,9 +164,8 @@ def _refine_partial(g, prop, args, outs, vals, put) -> None:
         for e in outs:
             put(e, merged, "output")
         return
-    refine = getattr(prop, "refine_partial_inputs", None)
-    if refine is not None and all(vals[e] is not None for e in outs):
-        refined = refine([vals[e] for e in args], [vals[e] for e in outs])
+    if all(vals[e] is not None for e in outs):
+        refined = prop.refine_partial_inputs([vals[e] for e in args], [vals[e] for e in outs])
         for e, v in zip(args, refined or (), strict=False):
             put(e, v, "input")
 

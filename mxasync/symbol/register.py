@@ -92,7 +92,7 @@ def create(op_name: str, args: list, kwargs: dict[str, Any], name: str | None = 
             entry = sym._heads[0]
         child = entry[0]
         if child.is_variable:
-            var_init = getattr(prop, "input_var_init", {}).get(arg)  # the op's FSetInputVarAttrOnCompose
+            var_init = prop.input_var_init.get(arg)  # the op's FSetInputVarAttrOnCompose
             if var_init is not None and "__init__" not in child.attrs:
                 child.attrs["__init__"] = var_init
             if i in mutable:

@@ -84,6 +84,7 @@ def test_two_calls_before_backward_keep_their_own_state():
 
 
 def test_new_input_shapes_and_deferred_init():
+    mx.random.seed(3)  # weights with live ReLUs: with some draws every unit is dead and both calls give the bias
     net = mlp(batchnorm=False)
     net.initialize()
     net.hybridize(static_alloc=True, static_shape=True)

@@ -20,6 +20,7 @@ import numpy as np
 from ..base import WRITE_TO
 from ..functional import defop
 from ..params import OpParam
+from ..step import host_context
 from . import storage as st
 from .kernels import densify, map_values, rows_of, stype_of
 from .storage import CSR, DEFAULT, RSP, Fallback, SparseValue, register_sparse
@@ -42,9 +43,6 @@ def dense_apply(prop, op_ctx, ins: list) -> list:
 
 def _zero_preserving(prop, *, scalar: bool = False) -> bool:
     """Does ``prop`` map 0 (and 0, 0) to 0?  Asked of the op's own kernel on a one-element array."""
-    from ...runtime.context import Context
-    from ...runtime.run_context import RunContext
-    from ..base import OpContext
 
     key = ("zero", prop)
     hit = _ZERO.get(key)
@@ -52,7 +50,7 @@ def _zero_preserving(prop, *, scalar: bool = False) -> bool:
         z = np.zeros((1,), np.float64)
         n = len(prop.list_arguments())
         try:
-            out = dense_apply(prop, OpContext(False, RunContext(Context("cpu", 0), None), ()), [z] * n)[0]
+            out = dense_apply(prop, host_context(), [z] * n)[0]
             hit = bool(np.all(out == 0))
         except Exception:  # noqa: BLE001 - an op that cannot say keeps dense storage
             hit = False
