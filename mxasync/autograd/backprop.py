@@ -30,8 +30,10 @@ from ..operator import OpReqType
 from ..operator.base import ADD_TO, NULL, WRITE_TO
 from ..operator.sparse.storage import DEFAULT, RSP, SparseStore
 from ..operator.step import BackwardPlan, accumulate, launch_inline
+from .gradient import build_backward
 from .higher_order import ND, LinearBackward, NonDifferentiable, rule_for
 from .tape import Entry, Node
+from .tape_graph import TapeGraph
 
 __all__ = ["backward", "grad"]
 
@@ -100,37 +102,53 @@ def _graph(heads: list) -> list:
 
 
 def _run(heads, head_grads, wanted, train_mode: bool, retain_graph: bool, create_graph: bool = False) -> dict:
-    """Push the backward of the graph of ``heads``; returns ``{id(entry): (entry, terms)}``.
+    """Push the backward of the graph of ``heads``; returns ``{id(entry): (entry, terms)}`` for
+    the variables that received gradient terms.
 
-    ``wanted(entry)`` says whether a gradient is wanted at that entry.  With ``create_graph``
-    (called while recording) the gradients are computed by recorded op calls where the op has
-    a recorded rule (see higher_order.py), so they can be differentiated again.
+    The tape becomes a graph (tape_graph.py) and the executor's gradient pass
+    (:func:`~mxasync.autograd.gradient.build_backward`) says which backward ops run, in which
+    order, and which gradient terms are summed; each op then runs once, here, on the arrays
+    the earlier ones made.  ``wanted(entry)`` says whether a gradient is wanted at a variable.
+    With ``create_graph`` (called while recording) the gradients are computed by recorded op
+    calls where the op has a recorded rule (see higher_order.py), so they can be differentiated again.
     """
     heads = _as_list(heads, "heads")
     head_grads = _as_list(head_grads, "head_grads")
     if head_grads is not None and len(head_grads) != len(heads):
         raise MXAsyncError(f"autograd: {len(heads)} heads but {len(head_grads)} head_grads")
     nodes = _graph(heads)
-    needs = {}
-    for node in nodes:
-        needs[id(node)] = not node.prop.zero_gradient and any(
-            e is not None and (wanted(e) or (e.node is not None and needs.get(id(e.node), False)))
-            for e in node.in_ag)
-    grads: dict = {}  # id(entry) -> (entry, [terms])
-
-    def add_term(e, arr):
-        grads.setdefault(id(e), (e, []))[1].append(arr)
-
-    for k, h in enumerate(heads):
+    tg = TapeGraph(nodes, heads)
+    grad_req = {nid: WRITE_TO for nid, e in tg.variables.items() if wanted(e)}
+    ops, head_entries, arg_grads = build_backward(tg, tg.entries, grad_req, redirect=False)
+    arrays = tg.arrays + [None] * (len(tg.entries) - len(tg.arrays))
+    for k, (h, he) in enumerate(zip(heads, head_entries, strict=True)):
         g = head_grads[k] if head_grads is not None else None
-        if g is None:
-            g = ones(h.shape, h.context, h.dtype)
-        elif g.shape != h.shape:
+        if g is not None and g.shape != h.shape:
             raise MXAsyncError(f"autograd: head_grads[{k}] has shape {g.shape} but the head has shape {h.shape}")
-        add_term(h._ag, g)
-    for node in reversed(nodes):
-        if needs[id(node)]:
-            _backward_node(node, grads, add_term, wanted, needs, train_mode, create_graph)
+        if he is not None and arrays[he] is None:
+            arrays[he] = g if g is not None else ones(h.shape, h.context, h.dtype)
+    final = {e: nid for nid, e in arg_grads.items()}
+    grads: dict = {}  # id(entry) -> (entry, [terms])
+    for op in ops:
+        if op.writes and op.writes[0] in final:  # a variable's gradient: its terms go to backward() or grad()
+            terms = [arrays[e] for e in op.reads if arrays[e] is not None]
+            if terms:
+                entry = tg.variables[final[op.writes[0]]]
+                grads[id(entry)] = (entry, terms)
+        elif op.kind == "sum":
+            terms = [arrays[e] for e in op.reads if arrays[e] is not None]
+            arrays[op.writes[0]] = None if not terms else _sum_recorded(terms) if create_graph \
+                else _sum(terms, terms[0])
+        elif op.kind == "backward":
+            node = tg.nodes[op.nid].tape
+            ogs = [arrays[e] if e is not None else None for e in op.og]
+            if all(g is None for g in ogs) and node.prop.tape_backward is not None:
+                continue  # no gradient reached a stand-in (its zero output gradients were not made)
+            got = _node_backward(node, ogs, [e is not None for e in op.in_grad], train_mode, create_graph)
+            for e, g in zip(op.in_grad, got, strict=True):
+                if e is not None:
+                    arrays[e] = g
+        # "zero": an output gradient nobody sent stays None; the op reading it makes its own zeros
     if not retain_graph:
         for node in nodes:
             node.free()
@@ -154,7 +172,7 @@ def _link(node, ogs: list, pairs: list) -> None:
     gradient by a node whose own gradient is the op; any other gradient by a node that refuses
     to be differentiated, as MXNet's ``_backward_<op>`` nodes without FGradient do."""
     args, outs = node.inputs, node.outputs
-    linear = getattr(node.prop, "linear_input", False) and len(outs) == 1
+    linear = node.prop.tape_backward is None and node.prop.linear_input and len(outs) == 1
     rest = []
     for k, g in pairs:
         if g._ag is not None:
@@ -176,39 +194,23 @@ def _add_node(prop, node, sources: list, outputs: list) -> None:
     state.current_tape().append(link)
 
 
-def _backward_node(node, grads, add_term, wanted, needs, train_mode, create_graph=False) -> None:
+def _node_backward(node, ogs: list, want: list, train_mode: bool, create_graph: bool = False) -> list:
+    """The input gradients of a recorded node (None where not wanted) from its output gradients
+    ``ogs`` (None: no gradient reached that output), pushed through the step builder."""
     prop, ctx = node.prop, node.ctx
     outs, args = node.outputs, node.inputs
-    terms = [grads.get(id(o._ag)) if o._ag is not None and o._ag.node is node else None for o in outs]
-    if all(t is None for t in terms):
-        return  # no gradient reached this node's outputs
-    want = [e is not None and (wanted(e) or (e.node is not None and needs.get(id(e.node), False)))
-            for e in node.in_ag]
     own = prop.tape_backward  # a TapeOp that is not one op's kernels (tape.py)
     if own is not None and (prop.tape_backward_recorded or not create_graph):
-        ogs = [None if t is None else _sum_recorded(t[1]) if create_graph else _sum(t[1], o)
-               for t, o in zip(terms, outs, strict=True)]
-        for e, g in zip(node.in_ag, own(node, ogs, want, train_mode), strict=True):
-            if g is not None:
-                add_term(e, g)
-        return
+        return list(own(node, ogs, want, train_mode))
     if create_graph:
-        _backward_recorded(node, terms, add_term, wanted, needs, train_mode)
-        return
-    sparse = _involves_sparse(node, terms)
+        return _backward_recorded(node, ogs, want, train_mode)
+    sparse = _involves_sparse(node, ogs)
     plan = BackwardPlan(prop, ctx, train_mode, len(args), len(outs))
-    # the summed (or zero) output gradients made here must outlive the push that reads them: a pooled
-    # chunk dropped with its ops pending is parked, and the in_grad allocated below could take its
+    # the zero output gradients made here must outlive the push that reads them: a pooled chunk
+    # dropped with its ops pending is parked, and the in_grad allocated below could take its
     # block over, deleting the var this push reads (and reusing the memory it reads)
-    ogs = []
-    for k, o in enumerate(outs):
-        t = terms[k]
-        if t is not None and (sparse or ("og", k) in plan.deps):
-            ogs.append(_sum(t[1], o))
-        elif ("og", k) in plan.deps and not sparse:  # a sparse kernel makes its own zeros
-            ogs.append(zeros(o.shape, o.context, o.dtype))
-        else:
-            ogs.append(None)
+    ogs = [zeros(o.shape, o.context, o.dtype) if g is None and not sparse and ("og", k) in plan.deps else g
+           for k, (g, o) in enumerate(zip(ogs, outs, strict=True))]
     stypes = _grad_stypes(prop, node) if sparse else None
     in_grads = []
     for k, (x, w) in enumerate(zip(args, want, strict=True)):
@@ -221,21 +223,19 @@ def _backward_node(node, grads, add_term, wanted, needs, train_mode, create_grap
     size = max((x.size for x in args), default=0)
     plan.launch(ogs, args, outs, node.aux, in_grads, [WRITE_TO] * len(args),
                 inline=launch_inline(ctx, size)).push(ctx)
-    for e, g in zip(node.in_ag, in_grads, strict=True):
-        if g is not None:
-            add_term(e, g)
     del ogs  # pushed: from now on a dropped chunk waits for this op
+    return in_grads
 
 
 def _is_sparse(x) -> bool:
     return x is not None and x._data.__class__ is SparseStore
 
 
-def _involves_sparse(node, terms) -> bool:
-    """csr / row_sparse arrays in or out of ``node``, among its gradient terms, or as a variable's gradient buffer."""
+def _involves_sparse(node, ogs) -> bool:
+    """csr / row_sparse arrays in or out of ``node``, among its output gradients, or as a variable's gradient buffer."""
     if any(_is_sparse(x) for x in node.inputs) or any(_is_sparse(o) for o in node.outputs):
         return True
-    if any(t is not None and any(_is_sparse(g) for g in t[1]) for t in terms):
+    if any(_is_sparse(g) for g in ogs):
         return True
     return any(e is not None and e.node is None and _is_sparse(e.grad) for e in node.in_ag)
 
@@ -255,33 +255,24 @@ def _grad_stypes(prop, node) -> list:
     return out
 
 
-def _backward_recorded(node, terms, add_term, wanted, needs, train_mode) -> None:
+def _backward_recorded(node, ogs: list, want: list, train_mode: bool) -> list:
     """create_graph: the node's backward as recorded op calls when its op has a rule, else its
     kernel backward linked to the graph by a node that refuses a further derivative."""
     prop, outs, args = node.prop, node.outputs, node.inputs
     rule = None if prop.tape_backward is not None else rule_for(prop)
-    ogs = [_sum_recorded(t[1]) if t is not None else zeros(o.shape, o.context, o.dtype)
-           for t, o in zip(terms, outs, strict=True)]
+    ogs = [g if g is not None else zeros(o.shape, o.context, o.dtype) for g, o in zip(ogs, outs, strict=True)]
     res = rule(ND, prop, ogs, list(args), list(outs)) if rule is not None else None
     if res is None:  # the kernels compute the gradient; it joins the graph without a derivative of its own
-        got: list = []
-        index = {id(e): k for k, e in enumerate(node.in_ag) if e is not None}
-
-        def collect(e, g):
-            got.append((index.get(id(e)), g))
-            add_term(e, g)
-
-        fixed = {id(o._ag): (o._ag, [g]) for o, g in zip(outs, ogs, strict=True)}
-        _backward_node(node, fixed, collect, wanted, needs, train_mode)
-        _link(node, ogs, got)
-        return
-    for x, e, g in zip(args, node.in_ag, res, strict=True):
-        if g is None or e is None or not (wanted(e) or (e.node is not None and needs.get(id(e.node), False))):
-            continue
-        if g.shape != x.shape:
+        got = _node_backward(node, ogs, want, train_mode)
+        _link(node, ogs, [(k, g) for k, g in enumerate(got) if g is not None])
+        return got
+    out = []
+    for x, w, g in zip(args, want, res, strict=True):
+        if g is not None and w and g.shape != x.shape:
             raise MXAsyncError(f"autograd: the recorded gradient of {prop.label} has shape {g.shape} for an "
                                f"input of shape {x.shape}")
-        add_term(e, g)
+        out.append(g if w else None)
+    return out
 
 
 def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: bool = True) -> None:  # noqa: FBT001, FBT002

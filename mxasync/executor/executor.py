@@ -23,7 +23,7 @@ from ..runtime.engine import Engine
 from ..symbol._cse import cse_enabled, eliminate_common_expr
 from ..symbol._indexed import IndexedGraph
 from ..symbol._infer import infer_again
-from .gradient import EntryInfo, ExecOp, build_backward
+from ..autograd.gradient import EntryInfo, ExecOp, build_backward
 from .memory import PlanOp, plan_memory
 from .program import compile_ops
 from .stypes import infer_stypes, var_stype

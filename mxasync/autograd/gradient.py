@@ -1,4 +1,4 @@
-"""The gradient pass: the backward ops of a graph, in execution order.
+"""The gradient pass: the backward ops of a graph, in execution order (bound graphs and the tape).
 
 Walk op nodes in reverse topological order.  A node gets a backward op when
 one of its inputs needs a gradient and it has a gradient to propagate: an
@@ -47,12 +47,13 @@ class ExecOp:
     deps: set = field(default_factory=set)
 
 
-def build_backward(g, entries: list[EntryInfo], grad_req: dict[int, OpReqType]):
+def build_backward(g, entries: list[EntryInfo], grad_req: dict[int, OpReqType], redirect: bool = True):
     """Append gradient entries to ``entries``; return ``(ops, head_grads, arg_grads)``.
 
     ``grad_req`` maps argument node ids to their request; ``head_grads`` has per
     head the entry of its gradient (None when no gradient flows); ``arg_grads``
-    maps argument node ids to their gradient entry.
+    maps argument node ids to their gradient entry.  With ``redirect`` the op making
+    an argument's only gradient term writes the argument's gradient entry directly.
     """
     needs = [False] * g.num_entries
     for nid, req in grad_req.items():
@@ -150,7 +151,7 @@ def build_backward(g, entries: list[EntryInfo], grad_req: dict[int, OpReqType]):
         if not ts:
             if req != OpReqType.ADD_TO:
                 ops.append(ExecOp("zero", None, writes=[target], req=[req]))
-        elif len(ts) > 1 or not _redirect(producer.get(ts[0]), ts[0], target, req):
+        elif len(ts) > 1 or not redirect or not _redirect(producer.get(ts[0]), ts[0], target, req):
             ops.append(ExecOp("sum", None, reads=list(ts), writes=[target], req=[req]))
     return ops, head_grads, arg_grads
 
