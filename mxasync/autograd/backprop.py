@@ -119,8 +119,8 @@ def _run(heads, head_grads, wanted, train_mode: bool, retain_graph: bool, create
     nodes = _graph(heads)
     tg = TapeGraph(nodes, heads)
     grad_req = {nid: WRITE_TO for nid, e in tg.variables.items() if wanted(e)}
-    ops, head_entries, arg_grads = build_backward(tg, tg.entries, grad_req, redirect=False)
-    arrays = tg.arrays + [None] * (len(tg.entries) - len(tg.arrays))
+    ops, head_entries, arg_grads, n_entries = _gradient_pass(tg, grad_req)
+    arrays = tg.arrays + [None] * (n_entries - len(tg.arrays))
     for k, (h, he) in enumerate(zip(heads, head_entries, strict=True)):
         g = head_grads[k] if head_grads is not None else None
         if g is not None and g.shape != h.shape:
@@ -156,6 +156,24 @@ def _run(heads, head_grads, wanted, train_mode: bool, retain_graph: bool, create
         if tape:
             tape[:] = [n for n in tape if not n.freed]
     return grads
+
+
+_PASSES: dict = {}  # the gradient pass's result per tape structure and wanted variables
+_PASSES_MAX = 256
+
+
+def _gradient_pass(tg: TapeGraph, grad_req: dict) -> tuple:
+    """``build_backward`` on ``tg``: ``(ops, head entries, arg gradient entries, entry count)``,
+    reused for a tape of the same structure (nothing in the result refers to the arrays)."""
+    key = (tg.structure, tuple(grad_req))
+    hit = _PASSES.get(key)
+    if hit is None:
+        entries = list(tg.entries)
+        ops, head_entries, arg_grads = build_backward(tg, entries, grad_req, redirect=False)
+        if len(_PASSES) >= _PASSES_MAX:
+            _PASSES.clear()
+        hit = _PASSES[key] = (ops, head_entries, arg_grads, len(entries))
+    return hit
 
 
 def _sum_recorded(terms: list) -> NDArray:
@@ -205,7 +223,7 @@ def _node_backward(node, ogs: list, want: list, train_mode: bool, create_graph: 
     if create_graph:
         return _backward_recorded(node, ogs, want, train_mode)
     sparse = _involves_sparse(node, ogs)
-    plan = BackwardPlan(prop, ctx, train_mode, len(args), len(outs))
+    plan = BackwardPlan.of(prop, ctx, train_mode, len(args), len(outs))
     # the zero output gradients made here must outlive the push that reads them: a pooled chunk
     # dropped with its ops pending is parked, and the in_grad allocated below could take its
     # block over, deleting the var this push reads (and reusing the memory it reads)

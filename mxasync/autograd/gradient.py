@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from ..base import MXAsyncError
 from ..operator import OpReqType
+from ..operator.step import backward_deps
 
 __all__ = ["ExecOp", "EntryInfo", "build_backward"]
 
@@ -52,8 +53,10 @@ def build_backward(g, entries: list[EntryInfo], grad_req: dict[int, OpReqType], 
 
     ``grad_req`` maps argument node ids to their request; ``head_grads`` has per
     head the entry of its gradient (None when no gradient flows); ``arg_grads``
-    maps argument node ids to their gradient entry.  With ``redirect`` the op making
-    an argument's only gradient term writes the argument's gradient entry directly.
+    maps argument node ids to their gradient entry.  With ``redirect`` (a bound graph, whose
+    memory is planned) the op making an argument's only gradient term writes the argument's
+    gradient entry directly, and ops list the in-place pairs the planner may use; the tape
+    runs without (its terms go to ``backward()``, which stores them by each ``grad_req``).
     """
     needs = [False] * g.num_entries
     for nid, req in grad_req.items():
@@ -104,9 +107,7 @@ def build_backward(g, entries: list[EntryInfo], grad_req: dict[int, OpReqType], 
             # a gradient would have to flow through it: MXNet refuses to bind such a graph
             raise MXAsyncError(f"{prop.label}: the op is non-differentiable (it has no gradient); wrap its output "
                                "in stop_gradient or bind with grad_req='null' for its inputs")
-        deps = set(prop.declare_backward_dependency([("og", k) for k in range(len(outs))],
-                                                    [("in", k) for k in range(len(args))],
-                                                    [("out", k) for k in range(len(outs))]))
+        deps = backward_deps(prop, len(args), len(outs))
         wants_og = any(d[0] == "og" for d in deps)
         if wants_og and all(o is None for o in og):
             continue  # only zeros would flow back
@@ -115,9 +116,10 @@ def build_backward(g, entries: list[EntryInfo], grad_req: dict[int, OpReqType], 
                 z = og[k] = new_entry(outs[k], f"{entries[outs[k]].name}_zero_grad")
                 ops.append(ExecOp("zero", None, writes=[z], req=[OpReqType.WRITE_TO]))
         in_grad: list = []
+        names = prop.list_arguments()
         for k, e in enumerate(args):
             if needs[e]:
-                gi = new_entry(e, f"{node.name}_backward_{prop.list_arguments()[k]}")
+                gi = new_entry(e, f"{node.name}_backward_{names[k]}")
                 terms.setdefault(e, []).append(gi)
                 in_grad.append(gi)
             else:
@@ -125,16 +127,7 @@ def build_backward(g, entries: list[EntryInfo], grad_req: dict[int, OpReqType], 
         reads = [og[k] for k in range(len(outs)) if ("og", k) in deps and og[k] is not None]
         reads += [args[k] for k in range(len(args)) if ("in", k) in deps]
         reads += [outs[k] for k in range(len(outs)) if ("out", k) in deps]
-        token = {("og", k): og[k] for k in range(len(outs))}
-        token.update({("in", k): args[k] for k in range(len(args))})
-        token.update({("out", k): outs[k] for k in range(len(outs))})
-        token.update({("grad", k): in_grad[k] for k in range(len(args))})
-        pairs = prop.backward_inplace_option([("og", k) for k in range(len(outs))],
-                                             [("in", k) for k in range(len(args))],
-                                             [("out", k) for k in range(len(outs))],
-                                             [("grad", k) for k in range(len(args))])
-        inplace = [(token[a], token[b]) for a, b in pairs
-                   if token.get(a) is not None and token.get(b) is not None and a in deps]
+        inplace = _inplace(prop, og, args, outs, in_grad, deps) if redirect else []
         writes = [x for x in in_grad if x is not None]
         ops.append(ExecOp("backward", nid, reads=reads, writes=writes, req=[OpReqType.WRITE_TO] * len(writes),
                           inplace=inplace, og=og, in_grad=in_grad, deps=deps))
@@ -154,6 +147,20 @@ def build_backward(g, entries: list[EntryInfo], grad_req: dict[int, OpReqType], 
         elif len(ts) > 1 or not redirect or not _redirect(producer.get(ts[0]), ts[0], target, req):
             ops.append(ExecOp("sum", None, reads=list(ts), writes=[target], req=[req]))
     return ops, head_grads, arg_grads
+
+
+def _inplace(prop, og: list, args: list, outs: list, in_grad: list, deps) -> list[tuple[int, int]]:
+    """The (read, write) entry pairs the op's backward may share (for the memory planner)."""
+    token = {("og", k): og[k] for k in range(len(outs))}
+    token.update({("in", k): args[k] for k in range(len(args))})
+    token.update({("out", k): outs[k] for k in range(len(outs))})
+    token.update({("grad", k): in_grad[k] for k in range(len(args))})
+    pairs = prop.backward_inplace_option([("og", k) for k in range(len(outs))],
+                                         [("in", k) for k in range(len(args))],
+                                         [("out", k) for k in range(len(outs))],
+                                         [("grad", k) for k in range(len(args))])
+    return [(token[a], token[b]) for a, b in pairs
+            if token.get(a) is not None and token.get(b) is not None and a in deps]
 
 
 def _redirect(op: ExecOp | None, old: int, new: int, req) -> bool:

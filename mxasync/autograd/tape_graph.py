@@ -20,14 +20,23 @@ __all__ = ["TapeGraph"]
 
 
 class _StandIn:
-    """What the gradient pass asks of an op, for a ``TapeOp`` that is not an ``OperatorProperty``."""
+    """What the gradient pass asks of an op, for a ``TapeOp`` that is not an ``OperatorProperty``
+    (one per input count: the pass keeps facts of the ops it met, so it must not hold the node)."""
 
     non_differentiable = False
+    zero_gradient = False
+    label = "a recorded block or function"
+    _made: dict = {}
 
-    def __init__(self, op, n_in: int):
-        self.op, self.n_in = op, n_in
-        self.zero_gradient = op.zero_gradient
-        self.label = op.label
+    def __init__(self, n_in: int):
+        self.n_in = n_in
+
+    @classmethod
+    def of(cls, n_in: int) -> _StandIn:
+        got = cls._made.get(n_in)
+        if got is None:
+            got = cls._made[n_in] = cls(n_in)
+        return got
 
     def list_arguments(self) -> list[str]:
         return [f"in{k}" for k in range(self.n_in)]
@@ -49,7 +58,7 @@ class _GraphNode:
         if tape is None:
             self.prop = None
         elif tape.prop.tape_backward is not None:
-            self.prop = _StandIn(tape.prop, len(tape.inputs))
+            self.prop = _StandIn.of(len(tape.inputs))
         else:
             self.prop = tape.prop
 
@@ -73,14 +82,19 @@ class TapeGraph:
         self._inputs: list[tuple[list[int], list[int]]] = []
         self._var_of: dict[int, int] = {}  # id(autograd entry or constant array) -> node id
         self._out_of: dict[int, int] = {}  # id(recorded node) -> node id
+        shape = []  # what the gradient pass reads of the graph: its structure, for reusing its result
         for node in nodes:
             args = [self._entry(x, e) for x, e in zip(node.inputs, node.in_ag, strict=True)]
             aux = [self._entry(a, None) for a in node.aux]
-            nid = self._add(_GraphNode(node, f"{node.prop.op_name}{node.seq}", len(node.outputs)), node.outputs,
-                            (args, aux))
+            gnode = _GraphNode(node, f"{node.prop.op_name}{node.seq}", len(node.outputs))
+            nid = self._add(gnode, node.outputs, (args, aux))
             self._out_of[id(node)] = nid
+            shape.append((nid, gnode.prop, tuple(args), len(node.outputs)))
         self.heads = [self._entry(h, h._ag) for h in heads]
         self.num_entries = self.entry_ptr[-1]
+        #: equal for two tapes whose gradient pass gives the same ops (a training loop's iterations):
+        #: the op nodes' props and wiring, the variables' node ids, the heads
+        self.structure = (tuple(shape), tuple(self.variables), tuple(self.heads), self.num_entries)
 
     def _add(self, gnode: _GraphNode, arrays: list, inputs) -> int:
         nid = len(self.nodes)

@@ -59,7 +59,7 @@ def _compile(ex, op) -> Step:
         in_grads.append(arrays[x] if x is not None else None)
         r = op.req[op.writes.index(x)] if x is not None else WRITE_TO
         req.append(WRITE_INPLACE if x is not None and x in ex._plan.inplace and r == WRITE_TO else r)
-    plan = BackwardPlan(prop, ctx, True, len(args), len(outs), f"{node.name}_backward")
+    plan = BackwardPlan(prop, ctx, True, len(args), len(outs), f"{node.name}_backward")  # one per bound node
     launch = plan.launch([arrays[e] if e is not None else None for e in op.og], in_arrays, out_arrays,
                          aux_arrays, in_grads, req)
     # what a monitor sees, under MXNet's names: the entry of each input gradient, or its (shape, dtype)

@@ -131,7 +131,7 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
                                "copy them with as_in_context first")
     if plan is not None and plan.fast and not aux and out is None and n_args == 2 and len(args) == 2:
         result = _alloc(plan, 0, ctx)
-        plan.step.push_small(args, result)
+        plan.step.push_small(args[0], args[1], result)
         if type(args[0]) is not NDArray:  # an mx.np array in: its class out (NumPy-interface code on legacy ops)
             result.__class__ = type(args[0])
         if rec:
@@ -144,8 +144,10 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
         outputs = _sparse_outputs(prop, args, ctx)
     else:
         outputs = [_alloc(plan, 0, ctx)] if plan.nout == 1 else [_alloc(plan, i, ctx) for i in range(plan.nout)]
-    step = plan.step if plan is not None else ForwardPlan(prop, ctx, is_train, opdef.name)
-    step.launch(args, outputs, aux, inline=plan.inline if plan is not None else None).push(ctx)
+    if plan is not None:
+        plan.step.push_dense(args, outputs, aux, plan.inline)
+    else:
+        ForwardPlan(prop, ctx, is_train, opdef.name).launch(args, outputs, aux).push(ctx)
     if plan is not None and inputs and type(inputs[0]) is not NDArray:  # an mx.np array in: its class out
         for o in outputs:
             o.__class__ = type(inputs[0])
@@ -207,7 +209,7 @@ def invoke_binary(op_name: str, a, b):
     if _ag.active or b._data.__class__ is SparseStore:
         return invoke(op_name, [a, b])
     ad, bd, ctx = a._data, b._data, a._ctx
-    key = (op_name, ctx, ad.shape, ad.dtype, bd.shape, bd.dtype)
+    key = (op_name, id(ctx), ad.shape, ad.dtype, bd.shape, bd.dtype)  # the plan keeps ctx alive: its id stays its own
     plan = _BINARY_PLANS.get(key)
     if plan is None or b._ctx is not ctx:
         if b._ctx is not ctx or len(_BINARY_PLANS) >= _PLANS_MAX:
@@ -218,7 +220,7 @@ def invoke_binary(op_name: str, a, b):
             return invoke(op_name, [a, b])
         _BINARY_PLANS[key] = plan
     result = _alloc(plan, 0, ctx)
-    plan.step.push_small([a, b], result)
+    plan.step.push_small(a, b, result)
     return result
 
 
@@ -231,7 +233,7 @@ def invoke_scalar(op_name: str, a, scalar: float):
     if _ag.active or scalar != scalar or a._data.__class__ is SparseStore:  # recording, a NaN scalar, sparse
         return invoke(op_name, [a], scalar=scalar)
     ad, ctx = a._data, a._ctx
-    key = (op_name, scalar, ctx, ad.shape, ad.dtype)
+    key = (op_name, scalar, id(ctx), ad.shape, ad.dtype)  # the plan keeps ctx alive: its id stays its own
     plan = _SCALAR_PLANS.get(key)
     if plan is None:
         if len(_SCALAR_PLANS) >= _PLANS_MAX:
@@ -242,7 +244,7 @@ def invoke_scalar(op_name: str, a, scalar: float):
             return invoke(op_name, [a], scalar=scalar)
         _SCALAR_PLANS[key] = plan
     result = _alloc(plan, 0, ctx)
-    plan.step.push_small([a], result)
+    plan.step.push_small(a, None, result)
     return result
 
 

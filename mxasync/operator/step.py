@@ -34,7 +34,8 @@ from .sparse import storage as st
 from .sparse.dispatch import add_values, dense_backward, execute, plan_for, store, value_of
 from .sparse.storage import DEFAULT, SparseStore
 
-__all__ = ["Launch", "ForwardPlan", "BackwardPlan", "accumulate", "INLINE_ELEMENTS", "backward_deps"]
+__all__ = ["Launch", "ForwardPlan", "BackwardPlan", "accumulate", "INLINE_ELEMENTS", "backward_deps",
+           "host_context", "launch_inline"]
 
 # Ops on fewer elements than this run in the pushing thread (docs/performance.md: below ~100k
 # float32 elements an op costs less than the parallelism a worker buys back).
@@ -90,7 +91,7 @@ class ForwardPlan:
     """An op's forward on ``ctx`` in one training mode: kernel, resources, whether it is asynchronous."""
 
     __slots__ = ("prop", "ctx", "is_train", "name", "fn", "asynchronous", "resources", "res_vars",
-                 "mutate_inputs", "op_ctx")
+                 "mutate_inputs", "op_ctx", "req", "simple", "_push_kernel")
 
     def __init__(self, prop, ctx, is_train: bool, name: str | None = None):
         self.prop, self.ctx, self.is_train = prop, ctx, is_train
@@ -102,40 +103,67 @@ class ForwardPlan:
         self.resources = [ResourceManager.get().request(ctx, r) for r in requests] if requests else ()
         self.res_vars = [r.var for r in self.resources]
         self.mutate_inputs = prop.mutate_inputs()
+        self.req = _WRITE1
+        self._push_kernel = _engine().push_kernel  # the process-wide engine outlives every plan (a fork keeps it)
+        #: nothing written but the outputs (no resources, no in-place inputs)
+        self.simple = not self.res_vars and not self.mutate_inputs
         # host ops get the same RunContext every time: those without resources share one OpContext
         self.op_ctx = OpContext(is_train, RunContext(ctx, None), ()) \
             if ctx.device_type == "cpu" and not self.resources else None
 
-    def push_small(self, args: list, out) -> None:
-        """A one-output, resource-free, sync op on small host arrays: the engine's fast path
-        (``push_kernel``), the path the per-op budget is spent on."""
-        reads = [a._chunk.var for a in args]
-        if len(reads) == 2 and reads[0] is reads[1]:
-            reads = reads[:1]
-        _engine().push_kernel(self.fn, (self.op_ctx, [a._data for a in args], _WRITE1, [out._data], ()),
-                              self.ctx, reads, [out._chunk.var], self.name)
+    def push_small(self, a, b, out) -> None:
+        """``out = op(a)`` (``b`` None) or ``op(a, b)`` for a one-output, resource-free, sync op on small
+        host arrays: the engine's fast path (``push_kernel``), the path the per-op budget is spent on."""
+        if b is None:
+            args, reads = [a._data], [a._chunk.var]
+        else:
+            va, vb = a._chunk.var, b._chunk.var
+            args, reads = [a._data, b._data], [va, vb] if va is not vb else [va]
+        self._push_kernel(self.fn, (self.op_ctx, args, _WRITE1, [out._data], ()), self.ctx, reads,
+                          [out._chunk.var], self.name)
 
     def launch(self, args: list, outputs: list, aux: list = (), req: list | None = None,
                inline: bool | None = None) -> Launch:
         """The push computing ``outputs`` from ``args`` (and ``aux``) as ``req`` says (default: write)."""
-        in_raw = [a._data for a in args]
-        out_raw = [o._data for o in outputs]
-        aux_raw = [a._data for a in aux]
+        reads, writes = self._vars(args, outputs, aux)
+        in_raw, out_raw = [a._data for a in args], [o._data for o in outputs]
         req = req if req is not None else [WRITE_TO] * len(outputs)
+        if any(map(_sparse, in_raw)) or any(map(_sparse, out_raw)):
+            run = self._sparse_run(in_raw, out_raw, [a._data for a in aux], req)
+            return Launch(self.name, run, reads, writes, False, inline)
+        run = self._dense_run(in_raw, req, out_raw, [a._data for a in aux])
+        return Launch(self.name, run, reads, writes, self.asynchronous, inline)
+
+    def push_dense(self, args: list, outputs: list, aux: list, inline: bool | None) -> None:
+        """:meth:`launch` and push, for a call known to be dense (an imperative call's cached plan):
+        no storage-type checks and no Launch object on this per-call path."""
+        reads, writes = self._vars(args, outputs, aux)
+        run = self._dense_run([a._data for a in args], self.req if len(outputs) == 1 else [WRITE_TO] * len(outputs),
+                              [o._data for o in outputs], [a._data for a in aux] if aux else ())
+        if self.asynchronous:
+            _engine().push_async(run, self.ctx, reads, writes, name=self.name)
+        else:
+            _engine().push_sync(run, self.ctx, reads, writes, name=self.name, inline=inline)
+
+    def _vars(self, args, outputs, aux) -> tuple[list, list]:
+        """The vars read and written: outputs, aux states, in-place inputs and resources written."""
+        if len(outputs) == 1 and not aux and self.simple:  # the common case: nothing to de-duplicate
+            out = outputs[0]._chunk.var
+            return [v for v in (a._chunk.var for a in args) if v is not out], [out]
         writes = [o._chunk.var for o in outputs] + [a._chunk.var for a in aux]
         if self.mutate_inputs:
             writes += [args[i]._chunk.var for i in self.mutate_inputs]
-        reads, writes = _dedupe([a._chunk.var for a in args], writes + self.res_vars)
+        return _dedupe([a._chunk.var for a in args], writes + self.res_vars)
+
+    def _dense_run(self, in_raw, req, out_raw, aux_raw):
         is_train, res, fn = self.is_train, self.resources, self.fn
-        if any(map(_sparse, in_raw)) or any(map(_sparse, out_raw)):
-            return Launch(self.name, self._sparse_run(in_raw, out_raw, aux_raw, req), reads, writes, False, inline)
         if self.asynchronous:
             def run(rctx, on_complete):
                 fn(OpContext(is_train, rctx, res), in_raw, req, out_raw, aux_raw, on_complete)
         else:
             def run(rctx):
                 fn(OpContext(is_train, rctx, res), in_raw, req, out_raw, aux_raw)
-        return Launch(self.name, run, reads, writes, self.asynchronous, inline)
+        return run
 
     def _sparse_run(self, in_raw, out_raw, aux_raw, req):
         """The op's sparse kernel, or its dense one on dense copies (MXNet's storage fallback)."""
@@ -158,15 +186,52 @@ class ForwardPlan:
 _WRITE1 = [WRITE_TO]
 
 
-def backward_deps(prop, n_in: int, n_out: int) -> set:
-    """What ``prop``'s backward reads, as ``("og"|"in"|"out", k)`` tokens (its declared dependency)."""
-    return set(prop.declare_backward_dependency([("og", k) for k in range(n_out)],
-                                                [("in", k) for k in range(n_in)],
-                                                [("out", k) for k in range(n_out)]))
+_DEPS: dict = {}
+_PLACEHOLDERS: dict = {}
+_CACHE_MAX = 4096
+
+
+def backward_deps(prop, n_in: int, n_out: int) -> frozenset:
+    """What ``prop``'s backward reads, as ``("og"|"in"|"out", k)`` tokens (its declared dependency;
+    cached: props are shared per op and params)."""
+    key = (prop, n_in, n_out)
+    deps = _DEPS.get(key)
+    if deps is None:
+        deps = frozenset(prop.declare_backward_dependency([("og", k) for k in range(n_out)],
+                                                          [("in", k) for k in range(n_in)],
+                                                          [("out", k) for k in range(n_out)]))
+        if len(_DEPS) >= _CACHE_MAX:
+            _DEPS.clear()
+        _DEPS[key] = deps
+    return deps
+
+
+def _placeholder(xp, shape, dtype):
+    """``placeholder(...)``, cached: a read-only broadcast view, safe to share."""
+    key = (xp, shape, dtype)
+    arr = _PLACEHOLDERS.get(key)
+    if arr is None:
+        if len(_PLACEHOLDERS) >= _CACHE_MAX:
+            _PLACEHOLDERS.clear()
+        arr = _PLACEHOLDERS[key] = placeholder(xp, shape, dtype)
+    return arr
 
 
 class BackwardPlan:
-    """An op's backward on ``ctx``: kernel, resources, what it reads, whether it is asynchronous."""
+    """An op's backward on ``ctx``: kernel, resources, what it reads, whether it is asynchronous.
+    ``BackwardPlan.of(...)`` returns a cached one."""
+
+    _cache: dict = {}
+
+    @classmethod
+    def of(cls, prop, ctx, is_train: bool, n_in: int, n_out: int) -> BackwardPlan:
+        key = (prop, ctx, is_train, n_in, n_out)
+        plan = cls._cache.get(key)
+        if plan is None:
+            if len(cls._cache) >= _CACHE_MAX:
+                cls._cache.clear()
+            plan = cls._cache[key] = cls(prop, ctx, is_train, n_in, n_out)
+        return plan
 
     __slots__ = ("prop", "ctx", "is_train", "name", "deps", "asynchronous", "resources", "res_vars")
 
@@ -194,7 +259,7 @@ class BackwardPlan:
             if (tag, k) in deps:
                 reads.append(arr._chunk.var)
                 return arr._data
-            return placeholder(xp, arr.shape, arr._data.dtype)
+            return _placeholder(xp, arr.shape, arr._data.dtype)
 
         out_grad = []
         for k, g in enumerate(out_grads):
@@ -208,7 +273,7 @@ class BackwardPlan:
         in_grad, writes = [], []
         for k, g in enumerate(in_grads):
             if g is None:
-                in_grad.append(placeholder(xp, args[k].shape, args[k]._data.dtype))
+                in_grad.append(_placeholder(xp, args[k].shape, args[k]._data.dtype))
             else:
                 in_grad.append(g._data)
                 writes.append(g._chunk.var)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 from collections import deque
 
-__all__ = ["VarHandle", "ErrorRecord"]
+__all__ = ["VarHandle", "ErrorRecord", "Taint"]
 
 
 class ErrorRecord:
@@ -48,6 +48,17 @@ class ErrorRecord:
         return f"ErrorRecord({self.op_name!r}, {type(self.exc).__name__}, {state})"
 
 
+class Taint:
+    """A var left unwritten by a failure: the record, the wait clock when it landed (``at``), and
+    when a blocking wait on this var raised it (``seen``, 0: not yet).  Made only on failures,
+    so a var costs nothing for it until then."""
+
+    __slots__ = ("record", "at", "seen")
+
+    def __init__(self, record: ErrorRecord, at: int):
+        self.record, self.at, self.seen = record, at, 0
+
+
 class VarHandle:
     """A versioned future.
 
@@ -65,7 +76,7 @@ class VarHandle:
     """
 
     __slots__ = (
-        "name", "version", "_engine", "_readers", "_writing", "_queue", "_err", "_err_at", "_err_seen",
+        "name", "version", "_engine", "_readers", "_writing", "_queue", "_err",
         "_event", "_read_events", "_deleted", "_bulked", "__weakref__",
     )
 
@@ -78,11 +89,8 @@ class VarHandle:
         # (op, is_write) waiting for a grant, in push order; an empty tuple until the first op
         # queues (most vars never see one, and a deque costs a third of a var's creation)
         self._queue: deque | tuple = ()
-        # the failure that left this var unwritten (None once a write succeeds), the wait clock when
-        # it landed, and when a blocking wait on this var raised it (0: not yet); see engine/errors.py
-        self._err: ErrorRecord | None = None
-        self._err_at = 0
-        self._err_seen = 0
+        # the failure that left this var unwritten (None once a write succeeds); see engine/errors.py
+        self._err: Taint | None = None
         self._event = None  # device event of the last write (GPU ops)
         self._read_events: tuple = ()  # device events of reads since that write
         self._deleted = False
@@ -97,7 +105,7 @@ class VarHandle:
     def error(self) -> BaseException | None:
         """The exception of the failure that left this var unwritten, if any."""
         err = self._err
-        return err.exc if err is not None else None
+        return err.record.exc if err is not None else None
 
     @property
     def pending(self) -> bool:

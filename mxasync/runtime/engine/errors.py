@@ -35,7 +35,7 @@ import traceback
 import warnings
 
 from ..run_context import FnProperty
-from ..var import ErrorRecord, VarHandle
+from ..var import ErrorRecord, Taint, VarHandle
 from .ops import _Op, _wrap_error
 
 __all__ = ["Errors"]
@@ -67,16 +67,14 @@ class Errors:
     # ------------------------------------------------------ called by Grants, under the lock
     def taint(self, var: VarHandle, record: ErrorRecord) -> None:
         """``var`` was written by a failed or spoiled op (a successful write sets ``var._err = None``)."""
-        var._err = record
-        var._err_at = next(self.clock)
-        var._err_seen = 0
+        var._err = Taint(record, next(self.clock))
 
     @staticmethod
     def spoil(op: _Op, var: VarHandle, write: bool) -> None:
         """``op`` was granted ``var``, which is tainted: the op will not run if it reads the var, or
         writes it while its record is pending.  Decided at the grant, when every earlier write of the
         var has finished and no later one can start, so no wait's timing changes it."""
-        err = var._err
+        err = var._err.record
         if op.err is None and (not write or err.pending) and op.prop is not _DELETE_VAR:
             op.err = err
 
@@ -85,18 +83,18 @@ class Errors:
         """Raise the error tainting ``var``: always for an await; for a blocking wait (ticket
         ``since``) unless a wait on this var that began earlier already raised it, or it was
         cleared by a ``wait_for_all`` since it landed."""
-        err = var._err
-        if err is None:
+        if var._err is None:
             return
         with self._lock:
-            err = var._err
-            if err is None:
+            taint = var._err
+            if taint is None:
                 return
-            seen = var._err_seen or (self.cleared_at if var._err_at < self.cleared_at else 0)
+            err = taint.record
+            seen = taint.seen or (self.cleared_at if taint.at < self.cleared_at else 0)
             if blocking and seen and since > seen:
                 return
             if not seen:
-                var._err_seen = next(self.clock)
+                taint.seen = next(self.clock)
             if err.pending:
                 err.pending = False
                 self.records.pop(err, None)
