@@ -56,7 +56,7 @@ class _Plan:
         self.small = ctx.device_type == "cpu" and largest < Storage.get(ctx).min_pooled
         # one small output and nothing else written: the engine's push_kernel path (ForwardPlan.push_small)
         self.fast = self.small and self.nout == 1 and step.op_ctx is not None and not step.mutate_inputs \
-            and not step.asynchronous
+            and not step.asynchronous and prop.pure_kernel
 
 
 def _nbytes(shape, dtype) -> int:
@@ -129,9 +129,9 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
         if x._ctx is not ctx and x._ctx != ctx and "gpu" in (x._ctx.device_type, ctx.device_type):
             raise MXAsyncError(f"{prop.label}: inputs live on different contexts ({ctx} and {x._ctx}); "
                                "copy them with as_in_context first")
-    if plan is not None and plan.fast and not aux and out is None and n_args == 2 and len(args) == 2:
+    if plan is not None and plan.fast and not aux and out is None and 0 < len(args) <= 2:
         result = _alloc(plan, 0, ctx)
-        plan.step.push_small(args[0], args[1], result)
+        plan.step.push_small(args[0], args[1] if len(args) == 2 else None, result)
         if type(args[0]) is not NDArray:  # an mx.np array in: its class out (NumPy-interface code on legacy ops)
             result.__class__ = type(args[0])
         if rec:

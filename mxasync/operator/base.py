@@ -164,6 +164,10 @@ class OperatorProperty:
     #: dense inputs may give sparse outputs (``cast_storage``): imperative calls ask ``infer_storage_type``
     sparse_from_dense: ClassVar[bool] = False
 
+    #: the forward kernel is a pure function of its arrays that never calls the engine: a small
+    #: imperative call may run it at its push, under the engine's lock (``Engine.push_kernel``)
+    pure_kernel: ClassVar[bool] = False
+
     # -- asynchronous ops (MXNet's ExecType::kAsync) ----------------------------------------
     #: the backward writes the aux states (MXNet's SyncBatchNorm updates its moving statistics
     #: there): the callers list their vars among the backward's writes, not its reads

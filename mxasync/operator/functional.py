@@ -97,6 +97,8 @@ class FunctionalOperator(Operator):
 class FunctionalProperty(OperatorProperty):
     """An :class:`OperatorProperty` whose behaviour comes from class attributes set by :func:`defop`."""
 
+    pure_kernel = True  # defop kernels compute on their arrays (a custom op's Python code may call the engine)
+
     fwd: Callable = None
     bwd: Callable | None = None
     shape_fn: Callable | None = None
