@@ -140,7 +140,7 @@ def _run(heads, head_grads, wanted, train_mode: bool, retain_graph: bool, create
             arrays[op.writes[0]] = None if not terms else _sum_recorded(terms) if create_graph \
                 else _sum(terms, terms[0])
         elif op.kind == "backward":
-            node = tg.nodes[op.nid].tape
+            node = tg.tape_nodes[op.nid]
             ogs = [arrays[e] if e is not None else None for e in op.og]
             if all(g is None for g in ogs) and node.prop.tape_backward is not None:
                 continue  # no gradient reached a stand-in (its zero output gradients were not made)
@@ -168,7 +168,7 @@ def _gradient_pass(tg: TapeGraph, grad_req: dict) -> tuple:
     key = (tg.structure, tuple(grad_req))
     hit = _PASSES.get(key)
     if hit is None:
-        entries = list(tg.entries)
+        entries = tg.entries()
         ops, head_entries, arg_grads = build_backward(tg, entries, grad_req, redirect=False)
         if len(_PASSES) >= _PASSES_MAX:
             _PASSES.clear()

@@ -71,13 +71,17 @@ class _GraphNode:
 
 
 class TapeGraph:
-    """The graph of ``nodes`` (recorded nodes reachable from ``heads``, oldest first)."""
+    """The graph of ``nodes`` (recorded nodes reachable from ``heads``, oldest first).
+
+    What every backward needs (the entries' arrays, the recorded node of each graph node) is
+    built here; what only the gradient pass reads (``nodes``, ``entries``) is built when it
+    runs, which is once per tape structure (a training loop's steps reuse its result).
+    """
 
     def __init__(self, nodes: list, heads: list):
-        self.nodes: list[_GraphNode] = []
+        self.tape_nodes: list = []  # per graph node: the recorded node, or None for a variable
         self.entry_ptr = [0]
         self.arrays: list = []  # per entry: its array
-        self.entries: list[EntryInfo] = []  # per entry: shape, dtype, name (what build_backward extends)
         self.variables: dict = {}  # node id -> the autograd Entry of a variable (an attach_grad'ed array)
         self._inputs: list[tuple[list[int], list[int]]] = []
         self._var_of: dict[int, int] = {}  # id(autograd entry or constant array) -> node id
@@ -86,23 +90,22 @@ class TapeGraph:
         for node in nodes:
             args = [self._entry(x, e) for x, e in zip(node.inputs, node.in_ag, strict=True)]
             aux = [self._entry(a, None) for a in node.aux]
-            gnode = _GraphNode(node, f"{node.prop.op_name}{node.seq}", len(node.outputs))
-            nid = self._add(gnode, node.outputs, (args, aux))
+            nid = self._add(node, node.outputs, (args, aux))
             self._out_of[id(node)] = nid
-            shape.append((nid, gnode.prop, tuple(args), len(node.outputs)))
+            prop = node.prop
+            shape.append((nid, prop if prop.tape_backward is None else len(args), tuple(args), len(node.outputs)))
         self.heads = [self._entry(h, h._ag) for h in heads]
         self.num_entries = self.entry_ptr[-1]
         #: equal for two tapes whose gradient pass gives the same ops (a training loop's iterations):
-        #: the op nodes' props and wiring, the variables' node ids, the heads
+        #: the op nodes' props and wiring (a stand-in counts by its inputs), the variables, the heads
         self.structure = (tuple(shape), tuple(self.variables), tuple(self.heads), self.num_entries)
+        self._nodes: list | None = None
 
-    def _add(self, gnode: _GraphNode, arrays: list, inputs) -> int:
-        nid = len(self.nodes)
-        self.nodes.append(gnode)
+    def _add(self, tape_node, arrays: list, inputs) -> int:
+        nid = len(self.tape_nodes)
+        self.tape_nodes.append(tape_node)
         self._inputs.append(inputs)
-        for k, a in enumerate(arrays):
-            self.arrays.append(a)
-            self.entries.append(EntryInfo(tuple(a.shape), a.dtype, f"{gnode.name}_output{k}", gnode.is_variable))
+        self.arrays.extend(arrays)
         self.entry_ptr.append(self.entry_ptr[-1] + len(arrays))
         return nid
 
@@ -116,10 +119,29 @@ class TapeGraph:
         key = id(ag) if ag is not None else id(arr)
         nid = self._var_of.get(key)
         if nid is None:
-            nid = self._var_of[key] = self._add(_GraphNode(None, f"var{len(self._var_of)}"), [arr], ([], []))
+            nid = self._var_of[key] = self._add(None, [arr], ([], []))
             if ag is not None:
                 self.variables[nid] = ag
         return self.entry_ptr[nid]
+
+    # -- what the gradient pass reads ------------------------------------------------------
+    @property
+    def nodes(self) -> list[_GraphNode]:
+        if self._nodes is None:
+            self._nodes = [_GraphNode(t, f"{t.prop.op_name}{t.seq}" if t is not None else f"var{nid}",
+                                      len(t.outputs) if t is not None else 1)
+                           for nid, t in enumerate(self.tape_nodes)]
+        return self._nodes
+
+    def entries(self) -> list[EntryInfo]:
+        """Per entry: shape, dtype and name (a new list: the gradient pass appends to it)."""
+        out = []
+        for nid, gnode in enumerate(self.nodes):
+            for k in range(self.entry_ptr[nid], self.entry_ptr[nid + 1]):
+                a = self.arrays[k]
+                out.append(EntryInfo(tuple(a.shape), a.dtype, f"{gnode.name}_output{k - self.entry_ptr[nid]}",
+                                     gnode.is_variable))
+        return out
 
     def split_inputs(self, nid: int) -> tuple[list[int], list[int]]:
         return self._inputs[nid]
