@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd.gradient import EntryInfo, ExecOp, build_backward
 from ..base import MXAsyncError, MXAsyncValueError
 from ..ndarray._chunk import alloc_chunk
 from ..ndarray._sparse_array import new_sparse
@@ -23,7 +24,6 @@ from ..runtime.engine import Engine
 from ..symbol._cse import cse_enabled, eliminate_common_expr
 from ..symbol._indexed import IndexedGraph
 from ..symbol._infer import infer_again
-from ..autograd.gradient import EntryInfo, ExecOp, build_backward
 from .memory import PlanOp, plan_memory
 from .program import compile_ops
 from .stypes import infer_stypes, var_stype
