@@ -175,7 +175,7 @@ class CPUStorage(Storage):
                                    "MXNET_CPU_MEM_POOL_ROUND_LINEAR_CUTOFF")
         self.min_pooled = env_int(64 << 10, "MXASYNC_CPU_POOL_MIN_BYTES")
         cap_mb = env_int(DEFAULT_CPU_POOL_MB, "MXASYNC_CPU_POOL_MB")
-        self.cap = cap_mb << 20 if cap_mb >= 0 else None  # bytes of free blocks the pool may hold
+        self.cap = cap_mb << 20 if cap_mb >= 0 else None  # bytes of free and parked blocks the pool may hold
         self._free: dict[int, list] = defaultdict(list)
         self._pooled = 0
         self.park_lag = max(env_int(max(cpu_count() - 2, 0), "MXASYNC_CPU_POOL_PARK_LAG"), 0)
