@@ -13,7 +13,8 @@ import numpy as np
 from ._ctypes_names import *  # noqa: F403 - MXNet's ctypes names (handles, mx_uint, c_str_array, ...)
 from ._ctypes_names import __all__ as _ctypes_all
 
-__all__ = ["MXAsyncError", "MXNetError", "MXAsyncValueError", "MXAsyncOSError", "MXAsyncKeyError", "os_error",
+__all__ = ["MXAsyncError", "MXNetError", "MXAsyncValueError", "MXAsyncTypeError", "MXAsyncOSError", "MXAsyncKeyError",
+           "os_error",
            "NotImplementedForSymbol",
            "env_int", "env_float", "env_str", "env_bool", "py_str", "c_str", "integer_types", "numeric_types", "string_types", "mx_real_t",
            "data_dir", "data_dir_default", *_ctypes_all]
@@ -66,6 +67,11 @@ MXNetError = MXAsyncError
 class MXAsyncValueError(MXAsyncError, ValueError):
     """A bad value where MXNet (or numpy under it) raises ``ValueError``: both, so either
     ``except`` clause keeps working."""
+
+
+class MXAsyncTypeError(MXAsyncError, TypeError):
+    """An argument of a type the call cannot take, where NumPy (or MXNet) raises ``TypeError``:
+    both (``mx.np.ones((2.5, 3))``, a complex or object array)."""
 
 
 class MXAsyncKeyError(MXAsyncError, KeyError):

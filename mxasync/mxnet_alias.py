@@ -11,7 +11,8 @@ Three ways to turn it on, none of them implicit:
 * ``mxasync run script.py [args]`` runs a script with the alias (and refuses to when a
   real MXNet is installed, naming where);
 * the ``mxnet-compat`` package (``compat/mxnet-compat`` in the repository) installs a
-  ``.pth`` hook that calls :func:`install` at interpreter start-up;
+  ``.pth`` hook that, at interpreter start-up, only appends a finder which calls
+  :func:`install` on the first ``import mxnet`` (mxasync is not imported before);
 * ``import mxasync.mxnet_alias; mxasync.mxnet_alias.install()`` in a program.
 
 Under the alias ``mxnet`` is a thin module over ``mxasync`` whose ``__version__`` is the

@@ -38,24 +38,31 @@ def read_libsvm(path: str | os.PathLike[str], width: int, dense: bool = True):
     cols: list[int] = []
     vals: list[float] = []
     name = os.fspath(path)
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
+    with open(path, "rb") as f:  # decoded line by line: a bad byte is named with its line
+        for lineno, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise MXAsyncError(f"LibSVMIter: {name!r} line {lineno}: not UTF-8 text (byte {e.start}: "
+                                   f"{raw[e.start:e.start + 1]!r}); is it a LibSVM file?") from None
             tokens = line.split("#", 1)[0].split()
             if not tokens:
                 continue
             try:
-                labels.append(float(tokens[0]))
+                label = float(tokens[0])
                 for tok in tokens[1:]:
                     idx, val = tok.split(":")
-                    cols.append(int(idx))
+                    col = int(idx)
+                    if not 0 <= col < width:
+                        raise MXAsyncError(f"LibSVMIter: {name!r} line {lineno}: feature index {idx} but data_shape "
+                                           f"allows 0..{width - 1}")
+                    cols.append(col)
                     vals.append(float(val))
-                    rows.append(len(labels) - 1)
-            except ValueError:
+                    rows.append(len(labels))
+                labels.append(label)
+            except (ValueError, OverflowError):
                 raise MXAsyncError(f"LibSVMIter: {name!r} line {lineno}: cannot parse {line.strip()[:60]!r}") from None
     col = np.asarray(cols, np.int64)
-    bad = np.flatnonzero((col < 0) | (col >= width))
-    if bad.size:
-        raise MXAsyncError(f"LibSVMIter: {name!r} has feature index {col[bad[0]]} but data_shape allows 0..{width - 1}")
     if not dense:
         import scipy.sparse as sp
 

@@ -20,7 +20,7 @@ from ..runtime.context import BUILTIN_DEVICE_TYPES, Context, num_gpus
 from ..util import is_np_shape
 from ._chunk import alloc_chunk
 from ._serialization import ArrayRecord, dumps_arrays, load_arrays, loads_arrays, save_arrays
-from ._sparse_array import new_sparse
+from ._sparse_array import check_value, new_sparse
 from .ndarray import NDArray, _xp, array
 
 __all__ = ["save", "load", "load_frombuffer", "dumps"]
@@ -68,11 +68,13 @@ def _context(saved: tuple[int, int]) -> Context:
     return ctx
 
 
-def _to_ndarray(rec: ArrayRecord, made: dict[int, NDArray], contexts: dict | None = None):
+def _to_ndarray(rec: ArrayRecord, made: dict[int, NDArray], contexts: dict | None = None, what: str = "array"):
     if rec.array is None:
         return None
     if isinstance(rec.array, SparseValue):  # loaded on the CPU (sparse arrays are host SciPy data here)
         v = rec.array
+        # a file may come from anyone: its indices reach SciPy's native code, so check them all first
+        check_value(v.stype, v.shape, v.data, v.indices, v.indptr, what=f"{what} ({v.stype})")
         return new_sparse(v.stype, v.shape, v.data.dtype, Context("cpu", 0), v)
     if contexts is None:
         contexts = {}
@@ -85,12 +87,12 @@ def _to_ndarray(rec: ArrayRecord, made: dict[int, NDArray], contexts: dict | Non
     return array(rec.array, ctx=ctx, dtype=rec.array.dtype if rec.array.dtype != np.bool_ else np.bool_)
 
 
-def _convert(loaded, made: dict[int, NDArray] | None = None):
+def _convert(loaded, made: dict[int, NDArray] | None = None, source: str = "load_frombuffer"):
     made = made or {}
     contexts: dict = {}  # one Context per (device type, id) of the file, not one per array
     if isinstance(loaded, dict):
-        return {k: _to_ndarray(v, made, contexts) for k, v in loaded.items()}
-    return [_to_ndarray(v, made, contexts) for v in loaded]
+        return {k: _to_ndarray(v, made, contexts, f"{source}: array {k!r}") for k, v in loaded.items()}
+    return [_to_ndarray(v, made, contexts, f"{source}: array {i}") for i, v in enumerate(loaded)]
 
 
 def load(fname):
@@ -117,7 +119,7 @@ def load_any(fname, np_shape: bool | None = None):
         made[id(chunk.base)] = out
         return chunk.base
 
-    return _convert(load_arrays(fname, alloc, np_shape=np_shape), made)
+    return _convert(load_arrays(fname, alloc, np_shape=np_shape), made, str(fname))
 
 
 def load_frombuffer(buf):

@@ -252,32 +252,72 @@ class RowSparseNDArray(BaseSparseNDArray):
 _CLASSES = {CSR: CSRNDArray, RSP: RowSparseNDArray}
 
 
-def check_value(stype, shape, data, indices, indptr, full_check: bool = True) -> None:
-    """Validate the arrays of a csr / row_sparse value (numpy); raises MXNetError."""
+def check_value(stype, shape, data, indices, indptr, full_check: bool = True, what: str = "check_format",
+                sort_checked: bool = True) -> None:
+    """Validate the arrays of a csr / row_sparse value (numpy) by MXNet's ``check_format`` rules;
+    raises MXNetError starting with ``what`` (the array: ``net.params: array 'arg:w'``).
+
+    csr: 2-D, ``indptr`` of ``rows + 1`` entries starting at 0, never decreasing and ending at
+    the number of stored values, which ``indices`` and ``data`` both hold; column indices in
+    ``[0, cols)`` and strictly increasing within each row. row_sparse: one data row per index,
+    the data rows of the array's row shape, indices in ``[0, rows)`` and strictly increasing.
+    ``full_check=False`` checks the counts only (no pass over the indices); ``sort_checked=False``
+    leaves out the order (a SciPy matrix, put in canonical order afterwards).
+    """
+    shape = tuple(int(d) for d in shape)
     if stype == CSR:
+        if len(shape) != 2:
+            raise MXAsyncError(f"{what}: a csr array is 2-D, got shape {shape}")
         if indptr is None or indptr.shape != (shape[0] + 1,):
-            raise MXAsyncError(f"check_format: csr indptr must have shape ({shape[0] + 1},), got "
+            raise MXAsyncError(f"{what}: csr indptr must have shape ({shape[0] + 1},) for shape {shape}, got "
                                f"{None if indptr is None else indptr.shape}")
-        if indices.shape != data.shape[:1]:
-            raise MXAsyncError(f"check_format: csr indices {indices.shape} and data {data.shape} differ in length")
-        if full_check:
-            if indptr[0] != 0 or indptr[-1] != indices.shape[0] or np.any(np.diff(indptr) < 0):
-                raise MXAsyncError("check_format: csr indptr must start at 0, end at nnz and never decrease")
-            if indices.size and (indices.min() < 0 or indices.max() >= shape[1]):
-                raise MXAsyncError(f"check_format: csr column indices out of range [0, {shape[1]})")
-            for r in range(shape[0]):
-                row = indices[indptr[r]:indptr[r + 1]]
-                if row.size > 1 and np.any(np.diff(row) <= 0):
-                    raise MXAsyncError(f"check_format: csr column indices of row {r} are not sorted and unique")
+        if indices.ndim != 1 or data.ndim != 1 or indices.shape != data.shape:
+            raise MXAsyncError(f"{what}: csr indices {indices.shape} and data {data.shape} must be 1-D of one length")
+        if not full_check:
+            return
+        nnz = indices.shape[0]
+        if int(indptr[0]) != 0 or int(indptr[-1]) != nnz:
+            raise MXAsyncError(f"{what}: csr indptr must start at 0 and end at the {nnz} stored values, got "
+                               f"{int(indptr[0])} ... {int(indptr[-1])}")
+        step = np.diff(indptr)
+        if np.any(step < 0):
+            r = int(np.argmax(step < 0))
+            raise MXAsyncError(f"{what}: csr indptr decreases at row {r} ({int(indptr[r])} then {int(indptr[r + 1])})")
+        if nnz:
+            bad = (indices < 0) | (indices >= shape[1])
+            if bad.any():
+                k = int(np.argmax(bad))
+                raise MXAsyncError(f"{what}: csr column index {int(indices[k])} (stored value {k}, row "
+                                   f"{_row_of(indptr, k)}) is out of range [0, {shape[1]})")
+            if not sort_checked:
+                return
+            rising = np.diff(indices) > 0
+            starts = indptr[1:-1]
+            rising[starts[(starts > 0) & (starts < nnz)] - 1] = True  # a new row may start lower
+            if not rising.all():
+                k = int(np.argmax(~rising)) + 1
+                raise MXAsyncError(f"{what}: csr column indices of row {_row_of(indptr, k)} are not sorted and "
+                                   f"unique ({int(indices[k - 1])} then {int(indices[k])})")
         return
-    if indices.shape[0] != data.shape[0] or tuple(data.shape[1:]) != tuple(shape[1:]):
-        raise MXAsyncError(f"check_format: row_sparse data {data.shape} does not match indices "
-                           f"{indices.shape} and shape {shape}")
+    if indices.ndim != 1 or data.ndim < 1 or indices.shape[0] != data.shape[0] \
+            or tuple(data.shape[1:]) != tuple(shape[1:]):
+        raise MXAsyncError(f"{what}: row_sparse data {data.shape} does not match indices {indices.shape} and "
+                           f"shape {shape}")
     if full_check and indices.size:
-        if indices.min() < 0 or indices.max() >= shape[0]:
-            raise MXAsyncError(f"check_format: row_sparse indices out of range [0, {shape[0]})")
-        if np.any(np.diff(indices) <= 0):
-            raise MXAsyncError("check_format: row_sparse indices are not sorted and unique")
+        bad = (indices < 0) | (indices >= shape[0])
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise MXAsyncError(f"{what}: row_sparse row index {int(indices[k])} (position {k}) is out of range "
+                               f"[0, {shape[0]})")
+        rising = np.diff(indices) > 0
+        if not rising.all():
+            k = int(np.argmax(~rising)) + 1
+            raise MXAsyncError(f"{what}: row_sparse indices are not sorted and unique ({int(indices[k - 1])} then "
+                               f"{int(indices[k])} at position {k})")
+
+
+def _row_of(indptr, k: int) -> int:
+    return int(np.searchsorted(indptr, k, side="right")) - 1
 
 
 def new_sparse(stype: str, shape, dtype, ctx: Context, value: SparseValue | None = None) -> BaseSparseNDArray:

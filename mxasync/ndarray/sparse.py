@@ -19,7 +19,7 @@ from ..operator.sparse import storage as st
 from ..operator.sparse.storage import CSR, DEFAULT, RSP
 from ..runtime.context import Context, current_context
 from ._invoke import invoke
-from ._sparse_array import BaseSparseNDArray, CSRNDArray, RowSparseNDArray, cast, new_sparse
+from ._sparse_array import BaseSparseNDArray, CSRNDArray, RowSparseNDArray, cast, check_value, new_sparse
 from .ndarray import NDArray, _xp
 
 __all__ = ["BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "csr_matrix", "row_sparse_array", "zeros",
@@ -79,9 +79,7 @@ def csr_matrix(arg1, shape=None, ctx: Context | None = None, dtype=None) -> CSRN
         data, indices, indptr = _host(data, dt), _host(indices, np.int64), _host(indptr, np.int64)
         if shape is None:
             shape = (len(indptr) - 1, int(indices.max()) + 1 if indices.size else 0)
-        from ._sparse_array import check_value
-
-        check_value(CSR, tuple(shape), data, indices, indptr, full_check=False)
+        check_value(CSR, tuple(shape), data, indices, indptr, what="csr_matrix")
         value = st.csr_value(np, shape, data, indices, indptr)
         return new_sparse(CSR, shape, dt, ctx, _onto(value, ctx))
     if isinstance(arg1, tuple) and len(arg1) == 2:
@@ -89,11 +87,20 @@ def csr_matrix(arg1, shape=None, ctx: Context | None = None, dtype=None) -> CSRN
 
         data, (row, col) = arg1
         dt = _dtype(data, dtype)
-        m = sp.coo_matrix((_host(data, dt), (_host(row, np.int64), _host(col, np.int64))), shape=shape)
+        try:
+            m = sp.coo_matrix((_host(data, dt), (_host(row, np.int64), _host(col, np.int64))), shape=shape)
+        except ValueError as e:
+            raise MXAsyncValueError(f"csr_matrix: (data, (row, col)) with shape {shape}: {e}") from e
         return csr_matrix(m, ctx=ctx, dtype=dt)
     if _is_scipy(arg1):
         dt = _dtype(arg1, dtype)
-        value = st.from_scipy(np, arg1, dt)
+        m = arg1.tocsr()
+        if m.ndim != 2:
+            raise MXAsyncValueError(f"csr_matrix: a SciPy source must be 2-D, got shape {m.shape}")
+        # scipy checks no index range itself: check before its native code reads them
+        check_value(CSR, m.shape, np.asarray(m.data), np.asarray(m.indices, np.int64), np.asarray(m.indptr, np.int64),
+                    what="csr_matrix (from a SciPy matrix)", sort_checked=False)
+        value = st.from_scipy(np, m, dt)
         if shape is not None and tuple(shape) != value.shape:
             raise MXAsyncValueError(f"csr_matrix: shape {shape} does not match the matrix's {value.shape}")
         return new_sparse(CSR, value.shape, dt, ctx, _onto(value, ctx))
@@ -126,9 +133,7 @@ def row_sparse_array(arg1, shape=None, ctx: Context | None = None, dtype=None) -
         order = np.argsort(indices, kind="stable")
         if np.any(order != np.arange(order.size)):
             indices, data = indices[order], data[order]
-        from ._sparse_array import check_value
-
-        check_value(RSP, shape, data, indices, None, full_check=False)
+        check_value(RSP, shape, data, indices, None, what="row_sparse_array")
         value = st.rsp_value(np, shape, np.ascontiguousarray(data), indices)
         return new_sparse(RSP, shape, dt, ctx, _onto(value, ctx))
     dense = _host(arg1, _dtype(arg1, dtype))

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as _np
 
+from ..base import MXAsyncTypeError
 from ._frontend import default_float
 
 FUNCS: dict[str, Any] = {}
@@ -18,10 +19,20 @@ def _export(fn, name=None):
     return fn
 
 
-def _shape(shape):
-    if isinstance(shape, (int, _np.integer)):
+def _shape(shape, name: str = "np"):
+    """``shape`` as a tuple of ints, refused as NumPy refuses it (``(2.5, 3)``, ``True``, ``'a'``) rather
+    than truncated: an MXNetError that is also a TypeError."""
+    if isinstance(shape, (int, _np.integer)) and not isinstance(shape, (bool, _np.bool_)):
         return (int(shape),)
-    return tuple(int(s) for s in shape)
+    try:
+        dims = tuple(shape)
+    except TypeError:
+        dims = None
+    if dims is None or isinstance(shape, (str, bytes)) or any(
+            isinstance(d, (bool, _np.bool_)) or not isinstance(d, (int, _np.integer)) for d in dims):
+        raise MXAsyncTypeError(f"{name}: expected a sequence of integers or a single integer as the shape, got "
+                               f"{shape!r}")
+    return tuple(int(d) for d in dims)
 
 
 def _dtype(dtype, default=None):
@@ -39,19 +50,19 @@ def _order(order, name):
 @_export
 def _zeros(F, shape, dtype=None, order="C", ctx=None, device=None):
     _order(order, "zeros")
-    return F.op("_npi_full", [], ctx=ctx or device, shape=_shape(shape), dtype=_dtype(dtype), value=0.0)
+    return F.op("_npi_full", [], ctx=ctx or device, shape=_shape(shape, "np.zeros"), dtype=_dtype(dtype), value=0.0)
 
 
 @_export
 def _ones(F, shape, dtype=None, order="C", ctx=None, device=None):
     _order(order, "ones")
-    return F.op("_npi_full", [], ctx=ctx or device, shape=_shape(shape), dtype=_dtype(dtype), value=1.0)
+    return F.op("_npi_full", [], ctx=ctx or device, shape=_shape(shape, "np.ones"), dtype=_dtype(dtype), value=1.0)
 
 
 @_export
 def _empty(F, shape, dtype=None, order="C", ctx=None, device=None):
     _order(order, "empty")
-    return F.op("_npi_full", [], ctx=ctx or device, shape=_shape(shape), dtype=_dtype(dtype), value=0.0)
+    return F.op("_npi_full", [], ctx=ctx or device, shape=_shape(shape, "np.empty"), dtype=_dtype(dtype), value=0.0)
 
 
 @_export
@@ -59,10 +70,10 @@ def _full(F, shape, fill_value, dtype=None, order="C", ctx=None, out=None, devic
     _order(order, "full")
     if F.is_array(fill_value):
         src = fill_value if dtype is None else F.op("_npi_copy", [fill_value], dtype=_dtype(dtype))
-        return F.op("_npi_broadcast_to", [src], out=out, shape=_shape(shape))
+        return F.op("_npi_broadcast_to", [src], out=out, shape=_shape(shape, "np.full"))
     if dtype is None:
         dtype = "bool" if isinstance(fill_value, bool) else None
-    return F.op("_npi_full", [], out=out, ctx=ctx or device, shape=_shape(shape), dtype=_dtype(dtype),
+    return F.op("_npi_full", [], out=out, ctx=ctx or device, shape=_shape(shape, "np.full"), dtype=_dtype(dtype),
                 value=fill_value if isinstance(fill_value, bool) else float(fill_value))
 
 
@@ -130,7 +141,7 @@ def _logspace(F, start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis
 
 @_export
 def _indices(F, dimensions, dtype=None, ctx=None):
-    return F.op("_npi_indices", [], ctx=ctx, dimensions=_shape(dimensions), dtype=_dtype(dtype, "int64"))
+    return F.op("_npi_indices", [], ctx=ctx, dimensions=_shape(dimensions, "np.indices"), dtype=_dtype(dtype, "int64"))
 
 
 @_export
@@ -141,7 +152,7 @@ def _copy(F, a, out=None):
 # -- shape ------------------------------------------------------------------------------------------
 @_export
 def _reshape(F, a, newshape, order="C"):
-    return F.op("_npi_reshape", [a], newshape=_shape(newshape), order=order)
+    return F.op("_npi_reshape", [a], newshape=_shape(newshape, "np.reshape"), order=order)
 
 
 @_export
@@ -166,7 +177,7 @@ def _expand_dims(F, a, axis):
 
 @_export
 def _broadcast_to(F, array, shape):
-    return F.op("_npi_broadcast_to", [array], shape=_shape(shape))
+    return F.op("_npi_broadcast_to", [array], shape=_shape(shape, "np.broadcast_to"))
 
 
 @_export

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as _np
 
-from ..base import MXAsyncError, MXAsyncValueError
+from ..base import MXAsyncError, MXAsyncTypeError, MXAsyncValueError
 from ..ndarray import _recording
 from ..ndarray._chunk import Chunk
 from ..ndarray.ndarray import NDArray, _empty
@@ -276,9 +276,6 @@ class ndarray(NDArray):  # noqa: N801 - NumPy's name
         fn = getattr(_api(), name)
         return fn(other, self) if reverse else fn(self, other)
 
-    def __floordiv__(self, o):
-        return _api().floor(self._bin(o, "true_divide"))
-
     def __and__(self, o):
         return self._bin(o, "bitwise_and")
 
@@ -330,6 +327,9 @@ class ndarray(NDArray):  # noqa: N801 - NumPy's name
     def __imod__(self, o):
         return self._iop(o, "mod")
 
+    def __ifloordiv__(self, o):
+        return self._iop(o, "floor_divide")
+
     # -- NumPy's protocols (MXNet 1.9: mx.np's function when there is one, else NumPy's on a copy) ---
     def __array_function__(self, func, types, args, kwargs):
         from . import _interop
@@ -342,7 +342,7 @@ class ndarray(NDArray):  # noqa: N801 - NumPy's name
         return _interop.array_ufunc(ufunc, method, inputs, kwargs)
 
 
-# a + b, a < b, ... as the NumPy functions (__floordiv__, the bitwise ops, == and != are written out in the class)
+# a + b, a // b, a < b, ... as the NumPy functions (the bitwise ops, == and != are written out in the class)
 _dunders.install(ndarray, {**_dunders.ARITHMETIC, **_dunders.COMPARISONS}, _dunders.ARITHMETIC)
 
 
@@ -487,6 +487,10 @@ def _rebuild(data, device_type, device_id):
         return array(data, dtype=data.dtype)
 
 
+_UNSUPPORTED_KINDS = {"c": "complex values", "O": "object arrays", "U": "strings", "S": "byte strings",
+                      "V": "structured (void) arrays", "M": "datetimes", "m": "timedeltas"}
+
+
 def array(object, dtype=None, ctx=None, copy=True) -> ndarray:  # noqa: A002 - NumPy's name
     """An ``mx.np.ndarray`` from an array-like. Python lists of numbers give ``float32`` (float64 under
     ``npx.set_np(dtype=True)``), booleans stay ``bool``, arrays keep their dtype."""
@@ -505,6 +509,10 @@ def array(object, dtype=None, ctx=None, copy=True) -> ndarray:  # noqa: A002 - N
             dt = _np.dtype(default_float())
     else:
         dt = _np.dtype(dtype)
+    for kind in {host.dtype.kind, dt.kind} & set(_UNSUPPORTED_KINDS):  # NumPy would keep them: say so
+        raise MXAsyncTypeError(f"mx.np.array: {_UNSUPPORTED_KINDS[kind]} "
+                               f"({host.dtype if host.dtype.kind == kind else dt}) are not supported, as in MXNet; "
+                               f"convert to a real numeric dtype first")
     host = _np.array(host, dtype=dt, copy=True)
     out = _empty(host.shape, dt, ctx)
     out.__class__ = ndarray

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..atomic import AtomicFile
 from ..ndarray import NDArray
 from ..ndarray import load as nd_load
 from ..operator import get_op, list_ops
@@ -55,6 +56,25 @@ def _load_params(params: Any) -> dict[str, np.ndarray]:
         name = k.split(":", 1)[1] if k.startswith(("arg:", "aux:")) else k
         out[name] = v.asnumpy() if isinstance(v, NDArray) else np.asarray(v)
     return out
+
+
+def _to_external_data(model, location: str, path: str, threshold: int = 1024) -> None:
+    """Move every initializer of ``threshold`` bytes or more to ``location`` (beside ``path``), written
+    atomically; the tensors keep offset and length into it, as ``onnx.save_model(save_as_external_data=True)``
+    would write them (onnx's writer appends to an existing file in place)."""
+    from onnx.external_data_helper import set_external_data
+
+    offset = 0
+    with AtomicFile(os.path.join(os.path.dirname(os.path.abspath(path)), location)) as f:
+        for t in model.graph.initializer:
+            if t.HasField("raw_data") and len(t.raw_data) >= threshold:
+                pad = -offset % 4096  # aligned, as onnx aligns tensors that share one file
+                f.write(b"\0" * pad)
+                offset += pad
+                f.write(t.raw_data)
+                set_external_data(t, location, offset, len(t.raw_data))
+                offset += len(t.raw_data)
+                t.ClearField("raw_data")
 
 
 def export_model(sym, params, in_shapes=None, in_types=np.float32, onnx_file_path="model.onnx", verbose=False,
@@ -131,13 +151,13 @@ def export_model(sym, params, in_shapes=None, in_types=np.float32, onnx_file_pat
             log.info("Shape inference failed, original export is kept.")
     size = sum(t.ByteSize() for t in model.graph.initializer)
     path = os.fspath(onnx_file_path)
+    if size < _TWO_GB:
+        onnx.checker.check_model(model)  # in memory, before anything is written
     if large_model or size >= _TWO_GB:
-        location = os.path.basename(path) + ".data"
-        onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
-                        location=location, size_threshold=1024)
-        onnx.checker.check_model(path)
-    else:
-        onnx.checker.check_model(model)
-        onnx.save_model(model, path)
+        _to_external_data(model, os.path.basename(path) + ".data", path)
+    with AtomicFile(path) as f:  # the previous model stays whole until the new one is complete
+        f.write(model.SerializeToString())
+    if size >= _TWO_GB:
+        onnx.checker.check_model(path)  # too big to check in memory
     log.info("Input shape of the model %s; exported ONNX file %s", in_shapes, path)
     return path

@@ -16,6 +16,7 @@ import numpy as np
 from .. import symbol as sym_mod
 from ..base import MXAsyncError
 from ..ndarray import array
+from .checks import check_model, load_external_data
 from .export import _onnx
 
 __all__ = ["import_model", "get_model_metadata", "GraphImporter"]
@@ -92,8 +93,16 @@ class GraphImporter:
             if fn is None:
                 raise MXAsyncError(f"ONNX import: operator {node.op_type} (node {node.name!r}) is not supported")
             attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
-            attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in attrs.items()}
-            result = fn(self, node, attrs)
+            attrs = {k: (v.decode(errors="replace") if isinstance(v, bytes) else v) for k, v in attrs.items()}
+            try:
+                result = fn(self, node, attrs)
+            except (ValueError, IndexError, KeyError, TypeError, ZeroDivisionError, OverflowError) as e:
+                if isinstance(e, MXAsyncError):
+                    raise
+                if isinstance(e, IndexError) and "list index" in str(e):
+                    raise self.fail(node, f"it has {len(node.input)} inputs and {len(node.output)} outputs, "
+                                          f"fewer than {node.op_type} needs") from e
+                raise self.fail(node, f"{type(e).__name__}: {e}") from e
             if result is None:  # the translator recorded constants itself
                 continue
             outs = [result] if not isinstance(result, (list, tuple)) else list(result)
@@ -108,10 +117,42 @@ class GraphImporter:
 
 
 def _load(model_file):
+    """The checked ModelProto of ``model_file`` (a path or a ModelProto), its external data read."""
     onnx = _onnx()
+    from google.protobuf.message import DecodeError
+
     if isinstance(model_file, (str, os.PathLike)):
-        return onnx.load_model(os.fspath(model_file))
-    return model_file  # a ModelProto
+        path = os.fspath(model_file)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise MXAsyncError(f"ONNX import: cannot read {path}: {e.strerror or e}") from e
+        if not data:
+            raise MXAsyncError(f"ONNX import: {path} is empty (0 bytes), not an ONNX model")
+        model = onnx.ModelProto()
+        try:
+            model.ParseFromString(data)
+        except (DecodeError, RuntimeError, ValueError) as e:
+            raise MXAsyncError(f"ONNX import: {path} is not an ONNX model (it does not parse: {e})") from e
+        folder = os.path.dirname(os.path.abspath(path))
+    else:
+        model, folder = model_file, None
+    if not model.graph.output:
+        raise MXAsyncError("ONNX import: the model has no graph outputs (an empty or truncated file?)")
+    check_model(model)
+    load_external_data(model, folder)
+    return model
+
+
+def _named(model_file, fn):
+    """Run ``fn()``; an error names the file it came from."""
+    try:
+        return fn()
+    except MXAsyncError as e:
+        if not isinstance(model_file, (str, os.PathLike)) or os.fspath(model_file) in str(e):
+            raise
+        raise MXAsyncError(f"{os.fspath(model_file)}: {e}") from e
 
 
 def _with_shapes(model):
@@ -125,14 +166,17 @@ def _with_shapes(model):
 
 def import_model(model_file):
     """``(sym, arg_params, aux_params)`` of the ONNX model in ``model_file`` (a path or a ModelProto)."""
-    model = _with_shapes(_load(model_file))
-    opset = max([x.version for x in model.opset_import if x.domain in ("", "ai.onnx")] or [1])
-    return GraphImporter(model.graph, opset).run(model.graph)
+    def run():
+        model = _with_shapes(_load(model_file))
+        opset = max([x.version for x in model.opset_import if x.domain in ("", "ai.onnx")] or [1])
+        return GraphImporter(model.graph, opset).run(model.graph)
+
+    return _named(model_file, run)
 
 
 def get_model_metadata(model_file) -> dict:
     """``{'input_tensor_data': [(name, shape, onnx_type)], 'output_tensor_data': [(name, shape)]}``."""
-    graph = _load(model_file).graph
+    graph = _named(model_file, lambda: _load(model_file)).graph
     params = {t.name for t in graph.initializer}
 
     def shape(v):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._symbols import S
+from .checks import check_constant
 
 __all__ = ["SHAPE_TRANSLATORS"]
 
@@ -123,6 +124,9 @@ def flatten(imp, node, attrs):
 @_reg("Transpose")
 def transpose(imp, node, attrs):
     perm = attrs.get("perm")
+    if perm and sorted(perm) != list(range(len(perm))):
+        raise imp.fail(node, f"attribute 'perm' {list(perm)[:8]}{' ...' if len(perm) > 8 else ''} is not a "
+                             f"permutation of 0..{len(perm) - 1}")
     return S.transpose(_in(imp, node, 0), axes=tuple(perm) if perm else (), name=_name(imp, node))
 
 
@@ -268,5 +272,6 @@ def constant_of_shape(imp, node, attrs):
     if shape is None:
         raise imp.fail(node, "the shape must be a constant")
     value = numpy_helper.to_array(attrs["value"]) if "value" in attrs else np.zeros(1, np.float32)
+    check_constant(node, [int(d) for d in shape.reshape(-1)], value.dtype)
     imp.consts[node.output[0]] = np.full([int(d) for d in shape], value.reshape(-1)[0], value.dtype)
     imp.shapes[node.output[0]] = tuple(int(d) for d in shape)

@@ -278,6 +278,7 @@ OPS: dict[str, str] = {
     '_npi_flip': 'mxasync.operator.numpy.manipulation',
     '_npi_float_power': 'mxasync.operator.numpy.elemwise',
     '_npi_floor': 'mxasync.operator.numpy.elemwise',
+    '_npi_floor_divide': 'mxasync.operator.numpy.elemwise',
     '_npi_fmax': 'mxasync.operator.numpy.elemwise',
     '_npi_fmin': 'mxasync.operator.numpy.elemwise',
     '_npi_fmod': 'mxasync.operator.numpy.elemwise',

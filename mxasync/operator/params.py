@@ -196,11 +196,27 @@ def _explain(op: str, exc: ValidationError, kwargs: dict) -> MXAsyncError:
         else:
             given = kwargs.get(field, err.get("input"))
             parts.append(f"{field}={given!r}: {err.get('msg')}")
-    return MXAsyncError(f"{op}: " + "; ".join(dict.fromkeys(parts)))
+    return MXAsyncError(f"{op}: " + _bounded(list(dict.fromkeys(parts))))
+
+
+def _bounded(parts: list[str], n: int = 8) -> str:
+    """The first ``n`` problems, each cut to 200 characters, and how many more: a message stays short
+    whatever a file holds."""
+    text = "; ".join(p if len(p) <= 200 else p[:197] + "..." for p in parts[:n])
+    return text + (f"; and {len(parts) - n} more" if len(parts) > n else "")
+
+
+_MANY_UNKNOWN = 64  # unknown keys beyond which validation stops at the names (pydantic would build one error each)
 
 
 def parse_params(op: str, cls: type[OpParam], kwargs: dict) -> OpParam:
     """Validate ``kwargs`` for op ``op``; errors name the op, the field and the value."""
+    if len(kwargs) > len(cls.model_fields) + _MANY_UNKNOWN:
+        known = set(cls.model_fields) | {f.alias for f in cls.model_fields.values() if f.alias}
+        unknown = [k for k in kwargs if k not in known]
+        if len(unknown) > _MANY_UNKNOWN:
+            raise MXAsyncError(f"{op}: " + _bounded([f"unknown parameter {k}={kwargs[k]!r}" for k in unknown[:8]])
+                               + f" ... ({len(unknown)} unknown parameters in all)")
     try:
         return cls(**kwargs)
     except ValidationError as exc:

@@ -187,13 +187,19 @@ class OpDef:
 
 
 def _warn_ignored(op: str, kwargs: dict) -> None:
-    for key, value in kwargs.items():
-        with _lock:
-            if (op, key) in _IGNORED_WARNED:
-                continue
-            _IGNORED_WARNED.add((op, key))
-        warnings.warn(f"{op}: the op takes no parameters; {key}={value!r} is ignored (as MXNet does)",
-                      UserWarning, stacklevel=4)
+    """One warning per call naming the new keys (at most five, then a count): a symbol file with 10^6
+    unknown attributes gives one bounded line, not 10^6 warnings."""
+    with _lock:
+        new = [k for k in kwargs if (op, k) not in _IGNORED_WARNED]
+        if not new:
+            return
+        if len(_IGNORED_WARNED) < 100_000:
+            _IGNORED_WARNED.update((op, k) for k in new[:1000])
+    shown = ", ".join(f"{k}={kwargs[k]!r}"[:100] for k in new[:5])
+    more = f" and {len(new) - 5} more" if len(new) > 5 else ""
+    verb = "is" if len(new) == 1 else "are"
+    warnings.warn(f"{op}: the op takes no parameters; {shown}{more} {verb} ignored (as MXNet does)",
+                  UserWarning, stacklevel=4)
 
 
 def register_op(name: str, *, aliases: tuple[str, ...] | list[str] = (), param: type[OpParam] | None = None,

@@ -311,10 +311,11 @@ class Updater:
 
         Only what optimizer states are made of is unpickled (:mod:`.states_file`); a file naming
         anything else is refused with :class:`~.states_file.UnsafeStatesError` (``source`` names it)."""
-        from .states_file import loads
+        from .states_file import check_optimizer, loads
 
         loaded = loads(states, source)
         if isinstance(loaded, tuple) and len(loaded) == 2:
+            check_optimizer(loaded[1], source)
             self.states, self.optimizer = loaded
         else:
             self.states = loaded

@@ -27,6 +27,7 @@ pickles: see the trust model in ``docs/files.md``.
 from __future__ import annotations
 
 import io
+import math
 import pickle
 import sys
 from collections import OrderedDict
@@ -45,7 +46,14 @@ from ..ndarray.ndarray import NDArray, _rebuild
 from ..runtime.context import Context
 from .optimizer import Optimizer
 
-__all__ = ["loads", "UnsafeStatesError"]
+__all__ = ["loads", "check_optimizer", "UnsafeStatesError"]
+
+# hyper-parameters a loaded optimizer / scheduler must hold as finite numbers (the constructors check
+# them; unpickling restores attributes without calling them)
+_OPTIMIZER_NUMBERS = ("lr", "wd", "momentum", "rescale_grad", "clip_gradient", "beta1", "beta2", "epsilon",
+                      "gamma1", "gamma2", "rho", "lamda1", "beta", "eta", "centered_momentum")
+_SCHEDULER_NUMBERS = ("base_lr", "factor", "final_lr", "warmup_begin_lr", "warmup_final_lr", "stop_factor_lr",
+                      "pwr")
 
 
 class UnsafeStatesError(MXAsyncError):
@@ -124,3 +132,40 @@ def loads(data: bytes, source: str = "optimizer states") -> Any:
         raise
     except Exception as exc:  # noqa: BLE001 - a truncated or foreign file: say which
         raise MXAsyncError(f"{source}: not an optimizer states file ({type(exc).__name__}: {exc})") from exc
+
+
+def _bad_number(value: Any) -> bool:
+    if value is None or isinstance(value, bool):
+        return False
+    if not isinstance(value, (int, float, np.integer, np.floating)):
+        return True  # a string, an array ...: not a hyper-parameter
+    return not math.isfinite(float(value))
+
+
+def check_optimizer(opt: Any, source: str = "optimizer states") -> None:
+    """Refuse a loaded optimizer whose learning rate, weight decay, momentum ... (or its scheduler's)
+    is NaN, infinite or not a number: it would train silently to NaN weights.
+
+    >>> from mxasync.optimizer import SGD
+    >>> opt = SGD(learning_rate=0.1)
+    >>> opt.lr = float("nan")
+    >>> check_optimizer(opt, "net.states")
+    Traceback (most recent call last):
+    ...
+    mxasync.base.MXAsyncError: net.states: the optimizer SGD in it has lr = nan; a learning rate, weight decay, momentum ... must be a finite number
+    """
+    owners = [("the optimizer", opt)]
+    sched = getattr(opt, "lr_scheduler", None)
+    if sched is not None:
+        owners.append(("its learning-rate scheduler", sched))
+    for label, owner in owners:
+        names = _OPTIMIZER_NUMBERS if owner is opt else _SCHEDULER_NUMBERS
+        values = [(n, owner.__dict__[n]) for n in names if n in owner.__dict__]
+        for attr in ("lr_mult", "wd_mult"):
+            mults = owner.__dict__.get(attr)
+            if isinstance(mults, dict):
+                values += [(f"{attr}[{k!r}]", v) for k, v in mults.items()]
+        for name, value in values:
+            if _bad_number(value):
+                raise MXAsyncError(f"{source}: {label} {type(owner).__name__} in it has {name} = {value!r}; a "
+                                   f"learning rate, weight decay, momentum ... must be a finite number")

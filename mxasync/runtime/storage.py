@@ -18,9 +18,16 @@ Strategies (``MXNET_CPU_MEM_POOL_TYPE`` / ``MXNET_GPU_MEM_POOL_TYPE``, MXNet's n
   default 24), so near sizes share blocks;
 * ``Unpooled``: every free returns memory at once.
 
-On CPU the pool holds at most ``MXASYNC_CPU_POOL_MB`` MiB of free blocks (default 4096;
-a negative value: no cap): a block freed beyond the cap goes back to the system after
-the pool's oldest free blocks, so a transient peak does not stay reserved for good.
+On CPU the pool holds at most ``MXASYNC_CPU_POOL_MB`` MiB of free and parked blocks
+(default 4096; a negative value: no cap): a block freed beyond the cap goes back to the
+system after the blocks of the least recently used sizes, so a transient peak does not
+stay reserved for good.  A size class goes *cold* when the pool has served
+``2 * horizon + MXASYNC_CPU_POOL_COLD`` requests (default 32; negative: never) since it
+was last asked for, ``horizon`` being a high quantile (~89%) of the reuse distances the
+pool sees (about one training step's worth of requests; a size shared by chance between
+shapes far apart does not count): its free and parked blocks go back to the system.
+A loop over ever new shapes (sequence lengths 1..500) thus keeps about two steps' blocks,
+not one set per shape.
 
 On CPU, blocks under ``MXASYNC_CPU_POOL_MIN_BYTES`` (default 64 KiB) bypass the
 pool: numpy's own small-block cache is faster than any Python free list, and
@@ -168,12 +175,19 @@ class CPUStorage(Storage):
                                    "MXNET_CPU_MEM_POOL_ROUND_LINEAR_CUTOFF")
         self.min_pooled = env_int(64 << 10, "MXASYNC_CPU_POOL_MIN_BYTES")
         cap_mb = env_int(DEFAULT_CPU_POOL_MB, "MXASYNC_CPU_POOL_MB")
-        self.cap = cap_mb << 20 if cap_mb >= 0 else None  # bytes of free blocks the pool may hold
+        self.cap = cap_mb << 20 if cap_mb >= 0 else None  # bytes of free and parked blocks the pool may hold
         self._free: dict[int, list] = defaultdict(list)
         self._pooled = 0
         self.park_lag = max(env_int(max(cpu_count() - 2, 0), "MXASYNC_CPU_POOL_PARK_LAG"), 0)
         self.park_depth = max(env_int(4, "MXASYNC_CPU_POOL_PARK_DEPTH"), self.park_lag + 2)
         self._parked: dict[int, deque] = {}  # size -> (handle, var of its pending ops), newest last
+        cold = env_int(32, "MXASYNC_CPU_POOL_COLD")
+        self.cold = cold if cold >= 0 else None  # requests a size may sit unused, beyond 2 * horizon
+        self._tick = 0  # pooled requests served so far
+        self._horizon = 0.0  # a high quantile of the reuse distances, in requests
+        self._next_sweep = 0
+        self._used: dict[int, int] = {}  # capacity -> tick of its last request (the warm size classes)
+        self._ghosts: dict[int, int] = {}  # the same for size classes released cold, oldest first
 
     def set_strategy(self, strategy: str) -> None:
         """Switch strategy at run time (tests and benchmarks); pooled blocks are released."""
@@ -197,6 +211,7 @@ class CPUStorage(Storage):
             return handle
         capacity = _round_size(nbytes, self.strategy, self.cutoff_log2)
         with self._lock:
+            self._request(capacity)
             free_list = self._free.get(capacity)
             buf = free_list.pop() if free_list else None
             if buf is not None:
@@ -226,29 +241,98 @@ class CPUStorage(Storage):
             self._check_free(handle)
             handle.freed = True
             self.in_use -= handle.size
-            if self.cap is None or self._fits(handle.capacity):
+            if self._warm(handle.capacity) and (self.cap is None or self._fits(handle.capacity)):
                 self._free[handle.capacity].append(handle.buffer)
                 self._pooled += handle.capacity
         handle.buffer = None  # a block the pool does not keep goes back to the system with its last reference
 
-    def _fits(self, capacity: int) -> bool:
-        """Make room for a free block of ``capacity`` under the cap, oldest sizes first; False when it
-        cannot fit (caller holds the lock)."""
+    def _fits(self, capacity: int, keep_parked: int | None = None) -> bool:
+        """Make room for ``capacity`` more bytes under the cap, releasing the free blocks, then the
+        parked blocks (but those of size ``keep_parked``), of the least recently used sizes; False
+        when it cannot fit (caller holds the lock)."""
         cap = self.cap
         if capacity > cap:
             return False
         if self._pooled + capacity <= cap:
             return True
-        for size in list(self._free):
+        for size in sorted(self._free, key=lambda c: self._used.get(c, -1)):
             blocks = self._free[size]
             while blocks and self._pooled + capacity > cap:
                 blocks.pop(0)
                 self._pooled -= size
             if not blocks:
-                del self._free[size]
+                self._drop_free(size)
+            if self._pooled + capacity <= cap:
+                return True
+        for size, parked in sorted(self._parked.items(), key=self._parked_tick):
+            if size == keep_parked:
+                continue
+            while parked and self._pooled + capacity > cap:
+                self._drop_parked_entry(parked.popleft())
+            if not parked:
+                self._drop_parked(size)
             if self._pooled + capacity <= cap:
                 return True
         return False
+
+    def _parked_tick(self, item: tuple) -> int:
+        parked = item[1]
+        return self._used.get(parked[0][0].capacity, -1) if parked else -1
+
+    def _warm(self, capacity: int) -> bool:
+        """Whether a block of ``capacity`` may be pooled: its size class was asked for recently."""
+        return self.cold is None or capacity in self._used
+
+    def _request(self, capacity: int) -> None:
+        """Count one pooled request of ``capacity``; now and then (a quarter of the idle limit),
+        release the size classes gone cold (lock held)."""
+        self._tick += 1
+        last = self._used.get(capacity)
+        if last is None:
+            last = self._ghosts.pop(capacity, None)  # a miss that a longer horizon would have served
+        if last is not None:
+            self._reused(last)
+        self._used[capacity] = self._tick
+        if self.cold is not None and self._tick >= self._next_sweep:
+            self._release_cold()
+            self._next_sweep = self._tick + max(int(2 * self._horizon + self.cold) >> 2, 4)
+
+    def _reused(self, last: int) -> None:
+        """Track a high quantile (a step up 8 times a step down: ~89%) of the reuse distances: a size class
+        shared by chance between two shapes far apart must not keep every size warm."""
+        d, h = self._tick - last, self._horizon
+        if d > h:
+            self._horizon = min(float(d), h + max(h / 8, 1.0))
+        else:
+            self._horizon = h - h / 64
+
+    def _release_cold(self) -> None:
+        oldest = self._tick - 2 * self._horizon - self.cold
+        for capacity in [k for k, t in self._used.items() if t < oldest]:
+            self._ghosts[capacity] = self._used.pop(capacity)
+            self._pooled -= capacity * len(self._free.get(capacity, ()))
+            self._drop_free(capacity)
+        for size in [k for k, v in self._parked.items() if self._parked_tick((k, v)) < oldest]:
+            for entry in self._parked[size]:
+                self._drop_parked_entry(entry)
+            self._drop_parked(size)
+        if len(self._ghosts) > 4096:  # remember the most recent half
+            for capacity in list(self._ghosts)[:2048]:
+                del self._ghosts[capacity]
+
+    def _drop_free(self, capacity: int) -> None:
+        self._free.pop(capacity, None)
+
+    def _drop_parked(self, size: int) -> None:
+        self._parked.pop(size, None)
+
+    def _drop_parked_entry(self, entry: tuple) -> None:
+        """Release a parked block: its pending ops keep their own references to the memory, which
+        goes back to the system when the last of them finishes (lock held)."""
+        handle = entry[0]
+        handle.freed = True
+        handle.buffer = None
+        self._pooled -= handle.capacity
 
     def park(self, handle: StorageHandle, var) -> tuple | None:
         """Keep the block of a dead array whose ops on ``var`` are still pending, for the next
@@ -260,12 +344,18 @@ class CPUStorage(Storage):
         with self._lock:
             self._check_free(handle)
             self.in_use -= handle.size
-            self._pooled += handle.capacity
             parked = self._parked.get(handle.size)
             if parked is None:
                 parked = self._parked[handle.size] = deque()
+            if not self._warm(handle.capacity) or (
+                    self.cap is not None and not self._fits(handle.capacity, keep_parked=handle.size) and not parked):
+                self.in_use += handle.size  # in use until its pushed free runs
+                if not parked:
+                    self._drop_parked(handle.size)
+                return handle, var  # a cold size, or over the cap on its own: freed after its ops
+            self._pooled += handle.capacity
             parked.append((handle, var))
-            if len(parked) <= self.park_depth:
+            if len(parked) <= self.park_depth and (self.cap is None or self._pooled <= self.cap):
                 return None
             old = parked.popleft()
             self.in_use += old[0].size  # in use again until its pushed free runs
@@ -281,6 +371,9 @@ class CPUStorage(Storage):
             if not parked or len(parked) <= lag:
                 return None
             handle, var = parked[-1 - lag]
+            self._request(handle.capacity)
+            if nbytes not in self._parked:  # just gone cold
+                return None
             del parked[-1 - lag]
             self._pooled -= handle.capacity
             self.num_pool_hits += 1
@@ -290,6 +383,8 @@ class CPUStorage(Storage):
     def release_all(self) -> None:
         with self._lock:
             self._free.clear()
+            self._used.clear()
+            self._ghosts.clear()
             self._parked.clear()  # pending ops hold their own references to the memory
             self._pooled = 0
 

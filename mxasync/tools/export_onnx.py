@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 
 import numpy as np
@@ -19,10 +20,12 @@ __all__ = ["main"]
 
 
 def _shape(text: str) -> tuple[int, ...]:
+    """``1,3,224,224`` or ``1x3x224x224``: every part an integer (``1,x`` is no shape, not ``(1,)``)."""
     try:
-        dims = tuple(int(d) for d in text.replace("x", ",").split(",") if d.strip())
+        dims = tuple(int(d) for d in re.split(r"[,x]", text.strip()))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a shape like 1,3,224,224") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not a shape like 1,3,224,224 (every dimension an "
+                                         f"integer)") from None
     if not dims or any(d <= 0 for d in dims):
         raise argparse.ArgumentTypeError(f"{text!r} is not a shape of positive sizes like 1,3,224,224")
     return dims

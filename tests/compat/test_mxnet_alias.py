@@ -125,7 +125,7 @@ def test_the_mxnet_compat_package_is_opt_in(tmp_path):
     site.mkdir()
     for name in ("mxnet_compat.py", "mxnet_compat.pth"):
         shutil.copy(src / name, site / name)
-    assert "mxnet_compat.pth" in (src / "setup.py").read_text()  # the wheel ships the start-up hook
+    assert "mxnet_compat.pth" in (src / "_backend.py").read_text()  # the wheel ships the start-up hook
     check = "import importlib.util; print(importlib.util.find_spec('mxnet') is None)"
     assert _run(["-c", check]).stdout.strip() == "True"  # without the package: no mxnet at all
     code = f"import site; site.addsitedir({str(site)!r}); import mxnet; print(mxnet.__version__, mxnet.nd.ones((1,)))"

@@ -310,6 +310,8 @@ class _Worker:
         self.proc.start()
         child.close()
         self.tasks: dict[int, tuple] = {}  # task id -> (pending, samples, batchify_fn, tries)
+        self.hung: float | None = None  # the timeout it missed, when it was killed for it
+        self.replaced = threading.Event()  # set once a new worker took its place
 
 
 class ProcessWorkers:
@@ -402,10 +404,30 @@ class ProcessWorkers:
                 if worker is not None:
                     self._replace(worker)
 
+    def timed_out(self, pending: _Pending, timeout: float) -> bool:
+        """``pending`` missed its ``timeout``: kill the worker that owes it (hung, stopped with SIGSTOP,
+        deadlocked), so the reader replaces it and hands its batches to the new one. True when the
+        batch is on its way again (its first timeout), False when it is given up."""
+        with self._lock:
+            for w in self._workers:
+                task = next((t for t in w.tasks.values() if t[0] is pending), None)
+                if task is not None:
+                    break
+            else:
+                return False
+            w.hung = timeout
+            retry = task[3] < self.retries
+        w.proc.kill()  # SIGKILL: a stopped process cannot catch or delay it
+        w.replaced.wait(timeout)  # the reader sees it end and starts the new one: its timeout starts then
+        return retry
+
     def _replace(self, dead: _Worker) -> None:
         """A worker process ended: say so, start another in its place, and hand its batches on."""
         dead.proc.join(1.0)
         what = _death(dead.index, dead.proc.pid, dead.proc.exitcode)
+        if dead.hung is not None:
+            what = (f"DataLoader worker {dead.index} (pid {dead.proc.pid}) did not deliver a batch within "
+                    f"timeout={dead.hung} s (hung or stopped) and was killed")
         with self._lock:
             if self._closed:
                 return
@@ -420,6 +442,7 @@ class ProcessWorkers:
                 else:
                     self._send(fresh, tid, (pending, samples, batchify_fn, tries + 1))
         dead.conn.close()
+        dead.replaced.set()
         warnings.warn(f"{what}; it was restarted as pid {fresh.proc.pid} and its {len(owed)} batch(es) "
                       "handed to it", RuntimeWarning, stacklevel=1)
 

@@ -20,7 +20,7 @@ from ... import ndarray as nd
 from ...runtime.context import cpu_pinned
 from ...util import is_np_array
 from . import sampler as _sampler
-from ._workers import ProcessWorkers, ThreadWorkers
+from ._workers import ProcessWorkers, ThreadWorkers, WorkerTimeout
 
 __all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn", "ForkingPickler"]
 
@@ -90,7 +90,18 @@ class _MultiWorkerIter:
             raise StopIteration
         pending = self._buffer.pop(self._rcvd)
         self._rcvd += 1
-        batch = pending.get(self._timeout, self._workers.processes)
+        try:
+            batch = pending.get(self._timeout, self._workers.processes)
+        except WorkerTimeout:
+            # a worker process that hangs (or was stopped) is killed and replaced; its batches go to the new one
+            retry = getattr(self._workers, "timed_out", None)
+            if retry is None or not retry(pending, self._timeout):
+                raise
+            try:
+                batch = pending.get(self._timeout, self._workers.processes)
+            except WorkerTimeout:
+                retry(pending, self._timeout)  # given up: still, the next batches get a live worker
+                raise
         if self._pin_memory:
             batch = _as_in_context(batch, cpu_pinned(self._pin_device_id))
         return batch

@@ -128,6 +128,9 @@ class RowRequest(Request):
         s, row = self.store, self.row_size
         if self.op == PUSH_RSP:
             v = s.value
+            if v.nnz and (int(v.indices.min()) < 0 or int(v.indices.max()) >= s.shape[0]):
+                raise MXNetError(f"kvstore.push: the row_sparse value of key {self.key!r} holds rows "
+                                 f"{int(v.indices.min())}..{int(v.indices.max())}, outside [0, {s.shape[0]})")
             if v.nnz > 1 and not np.all(np.diff(v.indices) > 0):
                 v = sum_gathered(np, s.shape, v.indices, v.data)
             ids, data = v.indices, np.ascontiguousarray(v.data).reshape(-1, row)

@@ -11,7 +11,7 @@ __all__ = ["ARITHMETIC", "COMPARISONS", "install"]
 
 #: dunder stem -> NumPy function; each also gets its reflected form (``__radd__``)
 ARITHMETIC = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide", "mod": "mod",
-              "pow": "power", "matmul": "matmul"}
+              "floordiv": "floor_divide", "pow": "power", "matmul": "matmul"}
 #: dunder stem -> NumPy function, no reflected form
 COMPARISONS = {"gt": "greater", "ge": "greater_equal", "lt": "less", "le": "less_equal"}
 

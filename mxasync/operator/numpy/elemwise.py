@@ -139,6 +139,8 @@ BINARY = {
     "multiply": (np.multiply, lambda xp, a, b, y, g: g * b, lambda xp, a, b, y, g: g * a),
     "true_divide": (np.true_divide, lambda xp, a, b, y, g: g / b, lambda xp, a, b, y, g: -g * a / (b * b)),
     "mod": (np.mod, lambda xp, a, b, y, g: g, lambda xp, a, b, y, g: -g * xp.floor(a / b)),
+    # NumPy's: an integer result for integers (x // 0 is 0 there, with a warning), inf for floats
+    "floor_divide": (np.floor_divide, lambda xp, a, b, y, g: xp.zeros_like(g), lambda xp, a, b, y, g: xp.zeros_like(g)),
     "fmod": (np.fmod, lambda xp, a, b, y, g: g, lambda xp, a, b, y, g: -g * xp.trunc(a / b)),
     "power": (np.power, lambda xp, a, b, y, g: g * b * xp.power(a, b - 1), _pow_grad_b),
     "maximum": (np.maximum, lambda xp, a, b, y, g: g * (a >= b), lambda xp, a, b, y, g: g * (a < b)),
@@ -194,7 +196,8 @@ def _binary_kernel(name, fn, compare=False):
                 return xp.asarray(f(a, b)).astype(out_t, copy=False)
             ca = a if a.dtype == out_t or a.dtype.kind == "b" and out_t.kind != "f" else a.astype(out_t)
             cb = b if b.dtype == out_t or b.dtype.kind == "b" and out_t.kind != "f" else b.astype(out_t)
-            return f(ca, cb).astype(out_t, copy=False)
+            with np.errstate(all="ignore"):  # as the scalar form: no warning from an engine thread
+                return f(ca, cb).astype(out_t, copy=False)
         arr = ins[0]
         out_t = arr.dtype
         if out_t.kind == "b" and name not in _INT_ONLY:

@@ -51,7 +51,7 @@ def _retain_shape(prop, in_shapes):
 
 def _retain_dense(xp, p, data, idx):
     out = xp.zeros_like(data)
-    rows = unique_rows(xp, idx, data.shape[0]) if data.shape[0] else idx.astype("int64")
+    rows = unique_rows(xp, idx, data.shape[0], f"_sparse_retain: indices for data of shape {data.shape}")
     out[rows] = data[rows]
     return out
 
@@ -73,7 +73,7 @@ def _retain_fwd(xp, prop, op_ctx, ins, out_stypes):
     v, idx = ins
     # MXNet's rule: every asked row is in the result, zeros where ``v`` stores none (so a row_sparse_pull
     # returns exactly the rows asked for)
-    want = unique_rows(xp, idx, v.shape[0]) if v.shape[0] else xp.zeros((0,), st.IDX)
+    want = unique_rows(xp, idx, v.shape[0], f"_sparse_retain: indices for data of shape {v.shape}")
     keep = xp.isin(v.indices, want)
     kept = SparseValue(RSP, v.shape, v.data[keep], v.indices[keep])
     return [SparseValue(RSP, v.shape, rows_of(xp, kept, want), want)]
@@ -146,7 +146,9 @@ def _emb_bwd_sparse(xp, prop, op_ctx, out_grads, ins, outs, grad_stypes):
     d = densify(xp, ins[0])
     og = densify(xp, out_grads[0])
     p = prop.params
-    idx = xp.clip(d.astype("int64"), 0, p.input_dim - 1).reshape(-1)
+    # MXNet's rule: the forward clips, a row_sparse gradient refuses ("input contains data out of bound")
+    unique_rows(xp, d, p.input_dim, f"{prop.op_name}(sparse_grad=True) backward: data for input_dim={p.input_dim}")
+    idx = d.astype("int64").reshape(-1)
     rows, inv = xp.unique(idx, return_inverse=True)
     blk = xp.zeros((rows.shape[0], p.output_dim), og.dtype)
     xp.add.at(blk, inv.reshape(-1), og.reshape(-1, p.output_dim))

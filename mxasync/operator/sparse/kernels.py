@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...base import MXAsyncError
 from . import storage as st
 from .storage import CSR, DEFAULT, RSP, SparseValue
 
@@ -75,9 +76,17 @@ def csr_of_dense_result(xp, m, dtype) -> SparseValue:
     return st.from_dense(xp, xp.asarray(m, dtype=dtype), CSR)
 
 
-def unique_rows(xp, idx, nrows: int):
-    idx = xp.asarray(idx).astype(st.IDX).reshape(-1)
-    return xp.unique(xp.clip(idx, 0, nrows - 1))
+def unique_rows(xp, idx, nrows: int, what: str = "row indices"):
+    """The sorted distinct rows of ``idx``; an index outside ``[0, nrows)`` raises MXNetError starting
+    with ``what`` (never clipped or wrapped: a negative row is no alias of the last one)."""
+    idx = xp.asarray(idx).reshape(-1)
+    rows = idx.astype(st.IDX)
+    if rows.size:
+        bad = (rows < 0) | (rows >= nrows) | (rows != idx)
+        if bool(bad.any()):
+            k = int(xp.argmax(bad))
+            raise MXAsyncError(f"{what}: row index {idx[k].item()!r} (position {k}) is not a row of 0..{nrows - 1}")
+    return xp.unique(rows)
 
 
 del np

@@ -33,6 +33,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ...base import MXAsyncError
 from ..base import OperatorProperty
 
 __all__ = ["DEFAULT", "CSR", "RSP", "STYPES", "SparseValue", "SparseStore", "sparse_namespace", "to_dense",
@@ -150,9 +151,13 @@ def empty_value(xp, stype: str, shape: tuple, dtype) -> SparseValue:
 
 
 def to_dense(xp, v: SparseValue, out=None):
-    """The dense array of ``v`` (into ``out`` when given)."""
+    """The dense array of ``v`` (into ``out`` when given); one too big to allocate raises MXNetError."""
     if out is None:
-        out = xp.zeros(v.shape, v.data.dtype)
+        try:
+            out = xp.zeros(v.shape, v.data.dtype)
+        except (MemoryError, ValueError) as e:
+            raise MXAsyncError(f"cannot allocate the dense form of a {v.stype} array of shape {tuple(v.shape)} and "
+                               f"dtype {np.dtype(v.data.dtype).name} ({type(e).__name__}: {e})") from e
     else:
         out[...] = 0
     if v.stype == RSP:
