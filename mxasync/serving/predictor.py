@@ -99,6 +99,7 @@ class Predictor:
         self._runner: asyncio.Task | None = None
         self._batches: set[asyncio.Task] = set()
         self._closing = False
+        self._flushing = False
 
     # ---- configuration ----------------------------------------------------------------------
 
@@ -251,7 +252,7 @@ class Predictor:
                 continue
             bucket = self._buckets[key]
             remaining = bucket[0].arrived + self.max_delay - self._loop.time()
-            if self._closing or remaining <= 0 or sum(r.queued for r in bucket) >= self.max_batch_size:
+            if self._flushing or remaining <= 0 or sum(r.queued for r in bucket) >= self.max_batch_size:
                 return key
             self._wake.clear()
             try:
@@ -337,10 +338,20 @@ class Predictor:
             for out in self.model.forward(batch):
                 await out.asnumpy_async()
 
+    def flush(self) -> None:
+        """From now on send each batch as soon as a slot is free, without waiting ``max_delay`` to fill it.
+
+        Requests are still accepted; a server calls it when it starts shutting down, so the
+        requests in flight are answered promptly. :meth:`close` implies it.
+        """
+        self._flushing = True
+        if self._wake is not None:
+            self._wake.set()
+
     async def close(self, drain: bool = True) -> None:
         """Refuse new requests; with ``drain`` answer the queued ones first (without waiting ``max_delay``),
         else fail them with :class:`PredictorClosed`. Returns when no batch runs any more."""
-        self._closing = True
+        self._closing = self._flushing = True
         if self._loop is None:
             return
         if not drain:

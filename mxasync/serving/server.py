@@ -145,6 +145,8 @@ class ModelServer:
     async def stop(self) -> None:
         """Graceful shutdown: stop listening, answer the requests in flight, drain and close every predictor."""
         runner, self._runner = self._runner, None
+        for entry in self._models.values():
+            entry.predictor.flush()  # the requests in flight are answered now, not after max_delay
         if runner is not None:
             await runner.cleanup()
         await asyncio.gather(*(e.predictor.close(drain=True) for e in self._models.values()))
