@@ -6,6 +6,8 @@ puts predictors behind a TorchServe-compatible HTTP API, and ``mxasync serve`` r
 See ``docs/serving.md``.
 """
 
+from typing import TYPE_CHECKING
+
 from .errors import (
     InvalidInput,
     ModelError,
@@ -21,6 +23,10 @@ from .predictor import Predictor, PredictorStats
 __all__ = ["Predictor", "PredictorStats", "LoadedModel", "load_model", "latest_checkpoint", "ModelServer",
            "TensorHandler", "ServingError", "InvalidInput", "QueueFull", "RequestTimeout", "PredictorClosed",
            "ModelError", "ModelNotFound"]
+
+if TYPE_CHECKING:  # loaded on first use below: they need the serve extra
+    from .handlers import TensorHandler
+    from .server import ModelServer
 
 _SERVER_NAMES = {"ModelServer": "server", "TensorHandler": "handlers"}
 

@@ -93,6 +93,7 @@ class Predictor:
         self.max_inflight = max_inflight
         self.stats = PredictorStats()
         self._buckets: dict[tuple, deque[_Request]] = {}
+        self._live: Counter = Counter()  # per bucket: requests still queued in it
         self._depth = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._slots: asyncio.Semaphore | None = None
@@ -194,10 +195,13 @@ class Predictor:
         key = tuple((a.shape, a.dtype.str) for a in inputs)
         request = _Request(inputs, future, self._loop.time(), key)
         future.add_done_callback(lambda _f: self._left(request))
-        self._buckets.setdefault(key, deque()).append(request)
+        bucket = self._buckets.setdefault(key, deque())
+        bucket.append(request)
         self._depth += 1
+        self._live[key] += 1
         self.stats.requests += 1
-        self._wake.set()
+        if len(bucket) == 1 or self._live[key] == self.max_batch_size:  # a new oldest candidate, or a full batch
+            self._wake.set()
         timeout = self.timeout if timeout is _DEFAULT else timeout
         if timeout is None:
             return await future
@@ -214,6 +218,7 @@ class Predictor:
         if request.queued:
             request.queued = False
             self._depth -= 1
+            self._live[request.key] -= 1
         if request.future.cancelled():
             self.stats.cancelled += 1
 
@@ -236,6 +241,7 @@ class Predictor:
                 bucket.popleft()
             if not bucket:
                 del self._buckets[key]
+                del self._live[key]
             elif when is None or bucket[0].arrived < when:
                 best, when = key, bucket[0].arrived
         return best
@@ -252,13 +258,14 @@ class Predictor:
                 continue
             bucket = self._buckets[key]
             remaining = bucket[0].arrived + self.max_delay - self._loop.time()
-            if self._flushing or remaining <= 0 or sum(r.queued for r in bucket) >= self.max_batch_size:
+            if self._flushing or remaining <= 0 or self._live[key] >= self.max_batch_size:
                 return key
             self._wake.clear()
+            timer = self._loop.call_later(remaining, self._wake.set)
             try:
-                await asyncio.wait_for(self._wake.wait(), remaining)
-            except asyncio.TimeoutError:
-                pass
+                await self._wake.wait()
+            finally:
+                timer.cancel()
 
     def _take(self, key: tuple) -> list[_Request]:
         bucket, batch = self._buckets.get(key, ()), []
@@ -267,6 +274,7 @@ class Predictor:
             if request.queued:
                 request.queued = False
                 self._depth -= 1
+                self._live[key] -= 1
                 batch.append(request)
         return batch
 
@@ -314,9 +322,13 @@ class Predictor:
     def _fail_queued(self, error: BaseException) -> None:
         for bucket in self._buckets.values():
             for r in bucket:
-                if r.queued and not r.future.done():
-                    r.future.set_exception(error)
+                if r.queued:
+                    r.queued = False
+                    self._depth -= 1
+                    if not r.future.done():
+                        r.future.set_exception(error)
         self._buckets.clear()
+        self._live.clear()
 
     # ---- lifetime ---------------------------------------------------------------------------
 
