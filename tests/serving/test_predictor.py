@@ -180,3 +180,13 @@ async def test_missing_model_is_named(tmp_path):
     (tmp_path / "x-symbol.json").write_text("{}")
     with pytest.raises(ServingError, match="no parameters for checkpoint"):
         Predictor(str(tmp_path / "x"))
+
+
+async def test_models_on_two_contexts_in_one_loop(checkpoint, examples):
+    prefix, mod = checkpoint
+    want = module_predict(mod, examples)
+    async with Predictor(prefix, ctx=mx.cpu(0), max_delay=0) as a, Predictor(prefix, ctx=mx.cpu(1), max_delay=0) as b:
+        assert a.model.ctx != b.model.ctx
+        rows = await asyncio.gather(*(p.predict(x) for x in examples for p in (a, b)))
+    np.testing.assert_allclose(np.stack(rows[0::2]), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.stack(rows[1::2]), want, rtol=1e-5, atol=1e-6)
