@@ -12,7 +12,7 @@ classes, 3x32x32), both with fresh random weights (the cost does not depend on t
   the model on its one example per request (``await net(x).asnumpy_async()``), no batching.
 
 * with ``--mms /path/to/venv/bin/multi-model-server`` also MXNet Model Server 1.1 (Java front end,
-  Python workers running MXNet 1.9.1's Module on the same checkpoints, ``serve_mms_handler.py``),
+  Python workers running MXNet 1.9.1 (a hybridized SymbolBlock) on the same checkpoints, ``serve_mms_handler.py``),
   with the same batching limits and one worker per core (MMS's default). Its venv:
   ``python -m venv V && V/bin/pip install mxnet==1.9.1 numpy==1.23.5 multi-model-server``; it
   needs a Java runtime (Debian's ``default-jre-headless``).
@@ -113,17 +113,19 @@ async def load(url: str, body: bytes, count: int, concurrency: int) -> dict:
     import aiohttp
 
     latencies: list[float] = []
-    issued = 0
+    issued = errors = 0
 
     async def worker(session):
-        nonlocal issued
+        nonlocal issued, errors
         while issued < count:
             issued += 1
             t0 = time.perf_counter()
             async with session.post(url, data=body, headers={"Content-Type": "application/x-npy"}) as r:
                 await r.read()
-                if r.status != 200:
-                    raise RuntimeError(f"{url}: HTTP {r.status}")
+            if r.status != 200:
+                errors += 1
+                if errors > count // 10:
+                    raise RuntimeError(f"{url}: HTTP {r.status} ({errors} errors)")
             latencies.append(time.perf_counter() - t0)
 
     connector = aiohttp.TCPConnector(limit=concurrency)
@@ -132,12 +134,12 @@ async def load(url: str, body: bytes, count: int, concurrency: int) -> dict:
         count = 2 * concurrency  # warm-up: connections opened, graphs built, not counted
         await asyncio.gather(*(worker(session) for _ in range(concurrency)))
         latencies.clear()
-        issued, count = 0, count_
+        issued, count, errors = 0, count_, 0
         t0 = time.perf_counter()
         await asyncio.gather(*(worker(session) for _ in range(concurrency)))
         wall = time.perf_counter() - t0
     ms = np.array(latencies) * 1e3
-    return {"requests_per_s": round(count / wall, 1), "p50_ms": round(float(np.percentile(ms, 50)), 2),
+    return {"errors": errors, "requests_per_s": round(count / wall, 1), "p50_ms": round(float(np.percentile(ms, 50)), 2),
             "p99_ms": round(float(np.percentile(ms, 99)), 2)}
 
 
@@ -282,7 +284,7 @@ def main() -> None:
                    for d in map(float, args.delays.split(","))]
         servers.append(("plain ASGI (uvicorn), per request", start_plain))
         if args.mms:
-            servers.append(("MMS 1.1.11 + MXNet 1.9.1 Module, batching (2 ms)",
+            servers.append(("MMS 1.1.11 + MXNet 1.9.1 Gluon, batching (2 ms)",
                             functools.partial(start_mms, mms=args.mms, delay_ms=2, folder=Path(tmp))))
         running: dict[str, tuple[subprocess.Popen, str]] = {}
         try:  # every server up at once, then each load level on each in turn: the machine's load hits all alike
@@ -309,6 +311,9 @@ def main() -> None:
             for server, (proc, _) in running.items():
                 if server.startswith("MMS"):
                     stop_mms(proc, args.mms)
+                    failures = [line for line in (Path(tmp) / "mms.log").read_text().splitlines()
+                                if "Error" in line or "Exception" in line]
+                    print("\n".join(failures[-10:]), file=sys.stderr)
                 else:
                     proc.terminate()
                     proc.communicate(timeout=60)

@@ -1,11 +1,11 @@
-"""The MXNet Model Server handler ``benchmarks/serve.py --mms`` serves its models with (MXNet 1.9.1's Module).
+"""The MXNet Model Server handler ``benchmarks/serve.py --mms`` serves its models with (MXNet 1.9.1's Gluon).
 
 It runs inside MMS's Python worker, under MXNet 1.9.1: nothing of mxasync is imported. The
 model folder holds one checkpoint (``NAME-symbol.json``, ``NAME-0001.params``). Each call gets
 the batch MMS assembled (up to its ``batch_size`` within ``max_batch_delay``): one ``.npy``
-example per request, stacked and run as one forward pass (Module reshapes to the batch size;
-a ``softmax_label`` input gets zeros, as ``Module.predict`` gives it),
-answered as one JSON row per request. This is what MMS's own ``mxnet_model_service`` does.
+example per request, stacked and run as one forward pass of a hybridized ``SymbolBlock`` (a
+``softmax_label`` input gets zeros), answered as one JSON row per request. (MXNet 1.9.1's
+``Module`` fails on the exported ResNet-18 on CPU: "We can't generate TBlob for MKLDNN data".)
 """
 
 from __future__ import annotations
@@ -23,16 +23,12 @@ _module = None
 def _load(model_dir: str):
     import mxnet as mx
 
-    prefix = glob.glob(os.path.join(model_dir, "*-symbol.json"))[0][: -len("-symbol.json")]
-    sym, args, aux = mx.model.load_checkpoint(prefix, 1)
-    labels = [n for n in sym.list_arguments() if n.endswith("label")]  # LeNet's softmax_label: fed zeros
-    mod = mx.mod.Module(sym, data_names=["data"], label_names=labels or None, context=mx.cpu())
-    with open(os.path.join(model_dir, "shape.json")) as f:
-        shape = tuple(json.load(f))
-    mod.bind(data_shapes=[("data", (1, *shape))], label_shapes=[(n, (1,)) for n in labels] or None,
-             for_training=False)
-    mod.set_params(args, aux)
-    return mod, bool(labels)
+    symbol_file = glob.glob(os.path.join(model_dir, "*-symbol.json"))[0]
+    params_file = symbol_file[: -len("-symbol.json")] + "-0001.params"
+    labels = [n for n in mx.sym.load(symbol_file).list_arguments() if n.endswith("label")]  # LeNet's softmax_label
+    net = mx.gluon.SymbolBlock.imports(symbol_file, ["data", *labels], params_file)
+    net.hybridize()
+    return net, bool(labels)
 
 
 def handle(data, context):
@@ -43,9 +39,7 @@ def handle(data, context):
         _module = _load(context.system_properties.get("model_dir"))
     if data is None:
         return None
-    mod, labelled = _module
-    batch = np.stack([np.load(io.BytesIO(d.get("body") or d.get("data"))) for d in data])
-    label = [mx.nd.zeros((len(batch),))] if labelled else None  # Module reshapes to the batch from these
-    mod.forward(mx.io.DataBatch([mx.nd.array(batch)], label), is_train=False)
-    out = mod.get_outputs()[0].asnumpy()
+    net, labelled = _module
+    batch = mx.nd.array(np.stack([np.load(io.BytesIO(d.get("body") or d.get("data"))) for d in data]))
+    out = (net(batch, mx.nd.zeros((batch.shape[0],))) if labelled else net(batch)).asnumpy()
     return [json.dumps(row.tolist()) for row in out]
