@@ -203,15 +203,17 @@ class Predictor:
         if len(bucket) == 1 or self._live[key] == self.max_batch_size:  # a new oldest candidate, or a full batch
             self._wake.set()
         timeout = self.timeout if timeout is _DEFAULT else timeout
-        if timeout is None:
-            return await future
+        timer = None if timeout is None else self._loop.call_later(timeout, self._expire, request, timeout)
         try:
-            return await asyncio.wait_for(future, timeout)
-        except asyncio.TimeoutError:
-            if not future.cancelled():  # our own timeout, not one raised by the model
-                raise
+            return await future
+        finally:
+            if timer is not None:
+                timer.cancel()
+
+    def _expire(self, request: _Request, timeout: float) -> None:
+        if not request.future.done():  # still queued, or in a batch whose rows will be dropped
             self.stats.timed_out += 1
-            raise RequestTimeout(f"model {self.name!r}: no answer within {timeout:g} s") from None
+            request.future.set_exception(RequestTimeout(f"model {self.name!r}: no answer within {timeout:g} s"))
 
     def _left(self, request: _Request) -> None:
         """A request's future is done: if it was still queued (cancelled, timed out) it leaves the queue."""
