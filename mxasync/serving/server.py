@@ -247,6 +247,8 @@ class ModelServer:
         if "input_shape" in q:
             options["input_shape"] = _shape(q["input_shape"])
         predictor = await asyncio.to_thread(lambda: Predictor(url, name=name, **{**self._options, **options}))
+        if all(s is not None and None not in s for s in predictor.input_shapes):
+            await predictor.warmup()  # the graphs are built before the first request, as at start-up
         if name in self._models:  # registered meanwhile
             return _error(409, f"Model {name} is already registered.")
         self.register(name, predictor, version=q.get("model_version", "1.0"))
