@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import os
 import signal
 import sys
 
 from ..runtime.context import Context
 from .errors import ServingError
-from .server import ModelServer, _shape
+from .handlers import parse_shape
 
 DEFAULT_FOLDER = "mxasync-train"  # mxasync train's default --out
 DIGITS_SHAPE = (1, 28, 28)
@@ -34,7 +35,7 @@ def _shape_arg(text: str) -> tuple[str, tuple]:
     if not sep:
         raise argparse.ArgumentTypeError(f"expected NAME=1,28,28, got {text!r}")
     try:
-        return name, _shape(shape)
+        return name, parse_shape(shape)
     except ServingError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
 
@@ -75,6 +76,8 @@ def _default_models() -> list[tuple[str, str]] | None:
 
 
 async def _serve(args, models: list[tuple[str, str]], shapes: dict) -> int:
+    from .server import ModelServer  # the serve extra; main() checked it is there
+
     server = ModelServer(host=args.host, port=args.port, max_request_size=int(args.max_request_mb * 2**20),
                          allow_register=not args.no_register, ctx=args.ctx, max_batch_size=args.batch_size,
                          max_delay=args.max_delay_ms / 1000, max_queue=args.max_queue, timeout=args.timeout)
@@ -121,6 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     unknown = set(shapes) - {n for n, _ in models}
     if unknown:
         parser.error(f"--shape names models that are not served: {sorted(unknown)}")
+    missing = [m for m in ("aiohttp", "prometheus_client") if importlib.util.find_spec(m) is None]
+    if missing:
+        print(f"mxasync serve needs {' and '.join(missing)}: pip install 'mxasync[serve]'", file=sys.stderr)
+        return 2
     try:
         return asyncio.run(_serve(args, models, shapes))
     except ServingError as e:

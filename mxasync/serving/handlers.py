@@ -25,7 +25,7 @@ from .. import image as mx_image
 from .errors import InvalidInput
 from .predictor import Predictor
 
-__all__ = ["TensorHandler", "NPY_TYPE"]
+__all__ = ["TensorHandler", "NPY_TYPE", "parse_shape"]
 
 NPY_TYPE = "application/x-npy"
 _IMAGE_MAGIC = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n")
@@ -95,3 +95,15 @@ class TensorHandler:
             return buf.getvalue(), NPY_TYPE
         value = [o.tolist() for o in output] if isinstance(output, tuple) else output.tolist()
         return json.dumps(value).encode(), "application/json"
+
+
+def parse_shape(text: str) -> tuple:
+    """``"1,28,28"`` -> ``(1, 28, 28)``; ``?``, ``-1`` or an empty field is a free dimension (``None``).
+
+    >>> parse_shape("3,?,?")
+    (3, None, None)
+    """
+    try:
+        return tuple(None if d.strip() in ("", "?", "-1") else int(d) for d in text.split(","))
+    except ValueError:
+        raise InvalidInput(f"input_shape: expected comma-separated sizes such as 1,28,28, got {text!r}") from None

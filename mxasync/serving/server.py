@@ -18,10 +18,14 @@ import logging
 import os
 from dataclasses import dataclass
 
-from aiohttp import web
+try:
+    from aiohttp import web
+except ImportError as e:  # pragma: no cover - the serve extra is missing
+    raise ImportError("mxasync.serving.ModelServer needs aiohttp and prometheus_client: "
+                      "pip install 'mxasync[serve]'") from e
 
 from .errors import InvalidInput, ModelNotFound, ServingError
-from .handlers import TensorHandler
+from .handlers import TensorHandler, parse_shape
 from .metrics import CONTENT_TYPE_LATEST, UNKNOWN_MODEL, ServerMetrics
 from .predictor import Predictor
 
@@ -245,7 +249,7 @@ class ModelServer:
             return _error(409, f"Model {name} is already registered.")
         options = _batching_options(q)
         if "input_shape" in q:
-            options["input_shape"] = _shape(q["input_shape"])
+            options["input_shape"] = parse_shape(q["input_shape"])
         predictor = await asyncio.to_thread(lambda: Predictor(url, name=name, **{**self._options, **options}))
         if all(s is not None and None not in s for s in predictor.input_shapes):
             await predictor.warmup()  # the graphs are built before the first request, as at start-up
@@ -294,10 +298,3 @@ def _batching_options(query) -> dict:
     if out.get("max_delay", 0) < 0 or out.get("timeout", 1) <= 0:
         raise InvalidInput("max_batch_delay must be >= 0 and response_timeout > 0")
     return out
-
-
-def _shape(text: str) -> tuple:
-    try:
-        return tuple(None if d.strip() in ("", "?", "-1") else int(d) for d in text.split(","))
-    except ValueError:
-        raise InvalidInput(f"input_shape: expected comma-separated sizes such as 1,28,28, got {text!r}") from None
