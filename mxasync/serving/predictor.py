@@ -277,7 +277,8 @@ class Predictor:
                 request.queued = False
                 self._depth -= 1
                 self._live[key] -= 1
-                batch.append(request)
+                if not request.future.done():  # cancelled or timed out, its callback not yet run
+                    batch.append(request)
         return batch
 
     async def _run(self) -> None:
