@@ -16,6 +16,7 @@ COMMANDS = {
     "launch": ("mxasync.tools.launch", "run a script on N MPI worker (and server) ranks through mpirun"),
     "run": ("mxasync.tools.run", "run an unmodified MXNet program: 'import mxnet' gives mxasync"),
     "export-onnx": ("mxasync.tools.export_onnx", "export a checkpoint (prefix + epoch) to an ONNX file"),
+    "serve": ("mxasync.serving.cli", "serve models over HTTP with dynamic batching (TorchServe-compatible API)"),
 }
 
 

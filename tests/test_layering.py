@@ -47,6 +47,7 @@ LAYERS = {
     "gluon": 9,
     # front ends over everything: AMP, the test helpers, the command line and its training jobs
     "contrib": 10, "test_utils": 10, "tools": 10, "train": 10, "cli": 10, "__main__": 10,
+    "serving": 10,                                              # mxasync.serving: Predictor, ModelServer, `mxasync serve`
     "mxnet_alias": 10,                                          # `import mxnet` answered with mxasync
     "loading": 10,                                              # mx.preload: imports the heavy packages
     "numpy_op_signature": 10,                                   # op names -> mx.np / mx.npx functions
