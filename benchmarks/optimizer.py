@@ -26,8 +26,8 @@ from collections.abc import Callable
 import numpy as np
 
 from mxasync.backends.numpy import parallel
-from mxasync.operator import kernels as K
 from mxasync.operator.kernels import _blocked
+from mxasync.operator.kernels import optimizer as k_optimizer
 
 LR, MOMENTUM, WD, RESCALE = 0.05, 0.9, 1e-4, 1.0 / 128
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
@@ -68,10 +68,10 @@ def candidates(kernel: str, n: int, blocks: list[int], dtype: str) -> dict[str, 
     state = [np.abs(rng.standard_normal(n, dtype=dtype)) * 0.01 for _ in range(1 if kernel == "sgd_mom" else 2)]
     tmps = [np.empty_like(w) for _ in range(2)]
     if kernel == "sgd_mom":
-        ours = lambda: K.sgd_mom_update(np, w, g, *state, LR, MOMENTUM, WD, RESCALE)  # noqa: E731
+        ours = lambda: k_optimizer.sgd_mom_update(np, w, g, *state, LR, MOMENTUM, WD, RESCALE)  # noqa: E731
         plain = lambda: sgd_mom_numpy(w, g, *state, tmps[0])  # noqa: E731
     else:
-        ours = lambda: K.adam_update(np, w, g, *state, LR, BETA1, BETA2, EPS, WD, RESCALE)  # noqa: E731
+        ours = lambda: k_optimizer.adam_update(np, w, g, *state, LR, BETA1, BETA2, EPS, WD, RESCALE)  # noqa: E731
         plain = lambda: adam_numpy(w, g, *state, *tmps)  # noqa: E731
 
     def with_settings(threads: int, block: int | None = None) -> Callable[[], None]:

@@ -235,11 +235,31 @@ def test_register_override_is_the_same_seam_as_backend_overrides(clean_registry)
 
 
 def test_operator_code_reaches_the_numpy_backend_in_one_place():
-    """Backend kernels go through the override seam; the host-array services (BLAS, kernel threads)
-    the generic kernels use on numpy arrays are imported in operator/kernels/_host.py only."""
+    """The numpy backend's kernels reach the ops through the override seam: the operator layer imports the
+    numpy backend in operator/numpy_overrides.py only, which registers them; no generic kernel imports it."""
     import pathlib
 
     root = pathlib.Path(mx.__file__).parent / "operator"
     importers = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
                        if "backends.numpy" in p.read_text() and "import" in p.read_text())
-    assert importers == ["kernels/_host.py"]
+    assert importers == ["numpy_overrides.py"]
+
+
+def test_the_numpy_backend_runs_the_ops_through_registered_overrides(clean_registry):
+    """Convolution, pooling, BatchNorm, the dense ops and the optimizer updates on cpu contexts run the
+    generic kernels with the numpy backend's runner, found by find_override like cuDNN's; other
+    backends get the generic kernels with the plain runner."""
+    from mxasync.backends import get_backend
+    from mxasync.backends.numpy.kernels.runner import NUMPY
+    from mxasync.operator import get_op
+    from mxasync.operator.registry import find_override
+
+    for op in ("Convolution", "Deconvolution", "Pooling", "BatchNorm", "FullyConnected", "dot", "batch_dot",
+               "Activation", "LeakyReLU", "RNN", "UpSampling", "sgd_mom_update", "adam_update",
+               "multi_sgd_mom_update", "multi_mp_sgd_update"):
+        get_op(op)  # loads its family, which registers the overrides
+        for device in ("cpu", "cpu_pinned", "cpu_shared"):
+            fn = find_override(op, get_backend(device), None)
+            assert fn is not None and fn.keywords == {"run": NUMPY}, (op, device)
+    toy = _ctx_backend("contract_runner")
+    assert find_override("Convolution", toy, None) is None

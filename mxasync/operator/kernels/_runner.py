@@ -6,7 +6,7 @@ meaning: GEMMs, cutting a kernel into row, channel or flat ranges, passing over 
 block by block, a per-channel sum of products, erf, the convolution core.  :data:`PLAIN` does each as one call
 on ``xp``, so a backend that only offers an array namespace gets every op.  A backend
 that runs them better hands its own runner to the kernels through its overrides (the
-numpy backend's is ``mxasync.backends.numpy.kernels.runner.NUMPY``, installed by
+numpy backend's, ``NUMPY`` in its ``kernels/runner.py``, is registered by
 ``operator/numpy_overrides.py``); nothing here asks which namespace ``xp`` is.
 
 >>> import numpy as np

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
 import pytest
 
-from mxasync.operator.kernels import col2im, convolution, convolution_backward, im2col
-from mxasync.operator.kernels.conv import _core as _conv_core
+from mxasync.backends.numpy.kernels.conv import _core as _conv_core
+from mxasync.backends.numpy.kernels.runner import NUMPY
+from mxasync.operator.kernels.conv import convolution as _conv
+from mxasync.operator.kernels.conv.im2col import col2im, im2col
+
+# the numpy backend's override: the kernels with its runner (layouts, BLAS, kernel threads)
+convolution = functools.partial(_conv.convolution, run=NUMPY)
+convolution_backward = functools.partial(_conv.convolution_backward, run=NUMPY)
 
 # (data shape, num_filter, kernel, stride, dilate, pad, num_group)
 CASES = [
