@@ -10,19 +10,31 @@ the ratio of our total to the fastest of those. float32 throughout. Never assert
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
 import time
+import types
 from collections.abc import Callable
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from mxasync.operator.kernels import batch_norm as k_batch_norm
-from mxasync.operator.kernels import fully_connected as k_fully_connected
-from mxasync.operator.kernels import pooling as k_pooling
-from mxasync.operator.kernels.conv import convolution as k_convolution
+from mxasync.backends.numpy.kernels.runner import NUMPY
+from mxasync.operator.kernels import batch_norm, fully_connected, pooling
+from mxasync.operator.kernels.conv import convolution
+
+
+def _as_the_numpy_backend_runs(module, *names):
+    """The kernels as the numpy backend's overrides call them: with its runner."""
+    return types.SimpleNamespace(**{n: functools.partial(getattr(module, n), run=NUMPY) for n in names})
+
+
+k_batch_norm = _as_the_numpy_backend_runs(batch_norm, "batch_norm", "batch_norm_backward")
+k_fully_connected = _as_the_numpy_backend_runs(fully_connected, "fully_connected", "fully_connected_backward")
+k_pooling = _as_the_numpy_backend_runs(pooling, "pooling", "pooling_backward")
+k_convolution = _as_the_numpy_backend_runs(convolution, "convolution", "convolution_backward")
 
 
 def best_ms(candidates: dict[str, tuple[Callable, Callable]], repeat: int, sweeps: int = 3) -> dict[str, dict]:
