@@ -263,3 +263,52 @@ def test_the_numpy_backend_runs_the_ops_through_registered_overrides(clean_regis
             assert fn is not None and fn.keywords == {"run": NUMPY}, (op, device)
     toy = _ctx_backend("contract_runner")
     assert find_override("Convolution", toy, None) is None
+
+
+class _OwnNamespace:
+    """numpy under another identity, counting what the kernels ask of it: a backend's own ``xp``."""
+
+    def __init__(self):
+        self.calls: dict[str, int] = {}
+
+    def __getattr__(self, name):
+        self.calls[name] = self.calls.get(name, 0) + 1
+        return getattr(np, name)
+
+
+def test_a_backend_with_its_own_namespace_gets_the_heavy_ops(clean_registry):
+    """Convolution, pooling, BatchNorm, FullyConnected, gelu and a momentum update, forward and backward, on a
+    backend that brings only its ``xp``: the generic kernels (plain runner) give cpu's numbers (the numpy
+    backend's overrides), through that namespace."""
+    xp = _OwnNamespace()
+
+    class Own(Backend):
+        name, api_version, device_type = "dev_contract_own", PLUGIN_API_VERSION, "contract_own"
+
+        def start(self):
+            self.xp = xp
+
+    registry.register_backend(Own())
+    rng = np.random.default_rng(0)
+    values = {"x": rng.standard_normal((4, 3, 10, 10)), "w": rng.standard_normal((8, 3, 3, 3)) * 0.3,
+              "gamma": rng.random(8) + 0.5, "beta": rng.standard_normal(8), "fc": rng.standard_normal((5, 8 * 9)) * 0.1}
+
+    def step(ctx):
+        a = {k: mx.nd.array(v, ctx=ctx) for k, v in values.items()}
+        mm, mv = mx.nd.zeros(8, ctx=ctx), mx.nd.ones(8, ctx=ctx)
+        for k in ("w", "gamma", "beta", "fc"):
+            a[k].attach_grad()
+        with mx.autograd.record():
+            h = mx.nd.Convolution(a["x"], a["w"], kernel=(3, 3), num_filter=8, pad=(1, 1), no_bias=True)
+            h = mx.nd.BatchNorm(h, a["gamma"], a["beta"], mm, mv, fix_gamma=False)
+            h = mx.nd.Pooling(mx.nd.LeakyReLU(h, act_type="gelu"), kernel=(3, 3), stride=(2, 2), pool_type="max")
+            y = mx.nd.FullyConnected(mx.nd.Pooling(h, kernel=(2, 2), stride=(1, 1), pool_type="avg"), a["fc"],
+                                     num_hidden=5, no_bias=True)
+        y.backward(mx.nd.ones(y.shape, ctx=ctx))
+        mom = mx.nd.zeros(a["w"].shape, ctx=ctx)
+        w = mx.nd.sgd_mom_update(a["w"], a["w"].grad, mom, lr=0.1, momentum=0.9, wd=1e-3)
+        return [t.asnumpy() for t in (y, a["w"].grad, a["gamma"].grad, a["beta"].grad, a["fc"].grad, w, mom)]
+
+    for got, want in zip(step(mx.Context("contract_own", 0)), step(mx.cpu()), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    assert xp.calls.get("matmul", 0) >= 3  # the GEMMs went through the backend's namespace
