@@ -261,6 +261,12 @@ def test_the_numpy_backend_runs_the_ops_through_registered_overrides(clean_regis
         for device in ("cpu", "cpu_pinned", "cpu_shared"):
             fn = find_override(op, get_backend(device), None)
             assert fn is not None and fn.keywords == {"run": NUMPY}, (op, device)
+    # the op's own kernels bound to a runner keep the generic contract: called as they are, no adapter between
+    from mxasync.operator.overrides import adapt_backward, adapt_forward
+
+    prop = get_op("Convolution").prepare(kernel=(3, 3), num_filter=2)
+    fwd, bwd = (find_override(k, get_backend("cpu"), None) for k in ("Convolution", "Convolution.backward"))
+    assert adapt_forward(type(prop), fwd) is fwd and adapt_backward(type(prop), bwd) is bwd
     toy = _ctx_backend("contract_runner")
     assert find_override("Convolution", toy, None) is None
 
