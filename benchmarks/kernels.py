@@ -10,16 +10,31 @@ the ratio of our total to the fastest of those. float32 throughout. Never assert
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
 import time
+import types
 from collections.abc import Callable
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from mxasync.operator import kernels as K
+from mxasync.backends.numpy.kernels.runner import NUMPY
+from mxasync.operator.kernels import batch_norm, fully_connected, pooling
+from mxasync.operator.kernels.conv import convolution
+
+
+def _as_the_numpy_backend_runs(module, *names):
+    """The kernels as the numpy backend's overrides call them: with its runner."""
+    return types.SimpleNamespace(**{n: functools.partial(getattr(module, n), run=NUMPY) for n in names})
+
+
+k_batch_norm = _as_the_numpy_backend_runs(batch_norm, "batch_norm", "batch_norm_backward")
+k_fully_connected = _as_the_numpy_backend_runs(fully_connected, "fully_connected", "fully_connected_backward")
+k_pooling = _as_the_numpy_backend_runs(pooling, "pooling", "pooling_backward")
+k_convolution = _as_the_numpy_backend_runs(convolution, "convolution", "convolution_backward")
 
 
 def best_ms(candidates: dict[str, tuple[Callable, Callable]], repeat: int, sweeps: int = 3) -> dict[str, dict]:
@@ -213,7 +228,7 @@ def workloads(rng):
     x, w, b, dy = r(128, 784), r(512, 784), r(512), r(128, 512)
     yield (
         "FullyConnected 128x784->512",
-        (lambda: K.fully_connected(np, x, w, b, 512), lambda: K.fully_connected_backward(np, dy, x, w, 512)),
+        (lambda: k_fully_connected.fully_connected(np, x, w, b, 512), lambda: k_fully_connected.fully_connected_backward(np, dy, x, w, 512)),
         fc_numpy(x, w, b, dy),
     )
 
@@ -228,8 +243,8 @@ def workloads(rng):
         yield (
             name,
             (
-                lambda x=x, w=w, b=b, kw=kw: K.convolution(np, x, w, b, **kw),
-                lambda x=x, w=w, dy=dy, kw=kw: K.convolution_backward(np, dy, x, w, **kw),
+                lambda x=x, w=w, b=b, kw=kw: k_convolution.convolution(np, x, w, b, **kw),
+                lambda x=x, w=w, dy=dy, kw=kw: k_convolution.convolution_backward(np, dy, x, w, **kw),
             ),
             conv_numpy(x, w, b, dy, pad),
         )
@@ -240,10 +255,10 @@ def workloads(rng):
     }.items():
         x = r(*shape)
         kw = dict(kernel=(k, k), stride=(s, s), pad=(pad, pad), pool_type="max")
-        dy = r(*K.pooling(np, x, **kw).shape)
+        dy = r(*k_pooling.pooling(np, x, **kw).shape)
         yield (
             name,
-            (lambda x=x, kw=kw: K.pooling(np, x, **kw), lambda x=x, dy=dy, kw=kw: K.pooling_backward(np, dy, x, **kw)),
+            (lambda x=x, kw=kw: k_pooling.pooling(np, x, **kw), lambda x=x, dy=dy, kw=kw: k_pooling.pooling_backward(np, dy, x, **kw)),
             pool_numpy(x, dy, k, s, pad),
         )
 
@@ -254,13 +269,13 @@ def workloads(rng):
         x, dy = r(*shape), r(*shape)
         c = shape[1]
         g, b, mm, mv = r(c) + 2, r(c), np.zeros(c, np.float32), np.ones(c, np.float32)
-        _, mean, invstd = K.batch_norm(np, x, g, b, mm, mv, fix_gamma=False)
+        _, mean, invstd = k_batch_norm.batch_norm(np, x, g, b, mm, mv, fix_gamma=False)
         yield (
             name,
             (
-                lambda x=x, g=g, b=b, mm=mm, mv=mv: K.batch_norm(np, x, g, b, mm, mv, fix_gamma=False),
+                lambda x=x, g=g, b=b, mm=mm, mv=mv: k_batch_norm.batch_norm(np, x, g, b, mm, mv, fix_gamma=False),
                 # backward recomputes nothing from the forward but mean/invstd, which it is handed
-                lambda x=x, g=g, dy=dy, mean=mean, invstd=invstd: K.batch_norm_backward(
+                lambda x=x, g=g, dy=dy, mean=mean, invstd=invstd: k_batch_norm.batch_norm_backward(
                     np, dy, x, g, mean, invstd, fix_gamma=False
                 ),
             ),

@@ -9,7 +9,7 @@ Prints JSON: per kernel and weight size (float32 unless ``--dtype``), the millis
   split over the kernel threads when the weight is big and a core is idle);
 * ``mxasync_1thread``: the same with the kernel threads off (blocking alone);
 * ``numpy_passes``: the same passes over whole arrays, into preallocated scratch (no temporaries);
-* with ``--blocks``: ``block_N``, one thread, blocks of N elements (the sweep behind ``_blocked.BLOCK_BYTES``).
+* with ``--blocks``: ``block_N``, one thread, blocks of N elements (the sweep behind ``blocked.BLOCK_BYTES`` of the numpy backend's kernels).
 
 Never asserts. Weights 401408 (a 784x512 layer) and 4014080 by default.
 """
@@ -26,8 +26,9 @@ from collections.abc import Callable
 import numpy as np
 
 from mxasync.backends.numpy import parallel
-from mxasync.operator import kernels as K
-from mxasync.operator.kernels import _blocked
+from mxasync.backends.numpy.kernels import blocked as _blocked
+from mxasync.backends.numpy.kernels.runner import NUMPY
+from mxasync.operator.kernels import optimizer as k_optimizer
 
 LR, MOMENTUM, WD, RESCALE = 0.05, 0.9, 1e-4, 1.0 / 128
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
@@ -68,10 +69,11 @@ def candidates(kernel: str, n: int, blocks: list[int], dtype: str) -> dict[str, 
     state = [np.abs(rng.standard_normal(n, dtype=dtype)) * 0.01 for _ in range(1 if kernel == "sgd_mom" else 2)]
     tmps = [np.empty_like(w) for _ in range(2)]
     if kernel == "sgd_mom":
-        ours = lambda: K.sgd_mom_update(np, w, g, *state, LR, MOMENTUM, WD, RESCALE)  # noqa: E731
+        ours = lambda: k_optimizer.sgd_mom_update(np, w, g, *state, LR, MOMENTUM, WD, RESCALE, run=NUMPY)  # noqa: E731
         plain = lambda: sgd_mom_numpy(w, g, *state, tmps[0])  # noqa: E731
     else:
-        ours = lambda: K.adam_update(np, w, g, *state, LR, BETA1, BETA2, EPS, WD, RESCALE)  # noqa: E731
+        ours = lambda: k_optimizer.adam_update(np, w, g, *state, LR, BETA1, BETA2, EPS, WD, RESCALE,  # noqa: E731
+                                               run=NUMPY)
         plain = lambda: adam_numpy(w, g, *state, *tmps)  # noqa: E731
 
     def with_settings(threads: int, block: int | None = None) -> Callable[[], None]:

@@ -94,11 +94,14 @@ def phase_grid_off(pool, fn):
 
 
 def candidates(np, pool, rng, shape, k, s, p) -> dict:
+    from mxasync.backends.numpy.kernels.runner import NUMPY  # the numpy backend's runner, as its overrides use
+
     x = np.maximum(rng.standard_normal(shape, dtype=np.float32), 0)  # ReLU'd: ties at zero
     kw = dict(kernel=(k, k), stride=(s, s), pad=(p, p), pool_type="max")
-    y = pool.pooling(np, x, **kw)
+    y = pool.pooling(np, x, run=NUMPY, **kw)
     dy = rng.standard_normal(y.shape, dtype=np.float32)
-    kernel = (lambda: pool.pooling(np, x, **kw), lambda: pool.pooling_backward(np, dy, x, out=y, **kw))
+    kernel = (lambda: pool.pooling(np, x, run=NUMPY, **kw),
+              lambda: pool.pooling_backward(np, dy, x, out=y, run=NUMPY, **kw))
     return {
         "mxasync": kernel,
         "mxasync_strided_views": tuple(phase_grid_off(pool, fn) for fn in kernel),

@@ -31,6 +31,7 @@ SGD updates) the kernels are called as follows, whatever the op's own kernel tak
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from functools import cache
@@ -50,10 +51,18 @@ def _names(fn: Callable) -> tuple[set[str], bool]:
     return names, any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
 
 
+def _own_kernel(fn: Callable, generic: Callable | None) -> bool:
+    """Whether ``fn`` is the op's own kernel with keywords bound (the numpy backend's registrations bind its
+    runner): it is then called exactly as the generic one, and needs no adapting."""
+    return isinstance(fn, functools.partial) and generic is not None and fn.func is generic and not fn.args
+
+
 @cache
 def adapt_forward(prop_cls: type, fn: Callable) -> Callable:
     """``fn`` called as the op's generic forward kernel is: ``out=`` only when ``fn`` takes it;
     ``NotImplemented`` from ``fn`` runs the generic kernel instead."""
+    if _own_kernel(fn, prop_cls.fwd):
+        return fn
     names, var_kw = _names(fn)
     pass_out = "out" in names or var_kw
     generic = prop_cls.fwd
@@ -75,6 +84,8 @@ def adapt_forward(prop_cls: type, fn: Callable) -> Callable:
 def adapt_backward(prop_cls: type, fn: Callable) -> Callable:
     """``fn`` given only what the op keeps for backward (None elsewhere), ``need``/``into`` when it takes
     them; ``NotImplemented`` from ``fn`` runs the generic kernel instead."""
+    if _own_kernel(fn, prop_cls.bwd):
+        return fn
     deps = prop_cls.deps
     keep_og, keep_in, keep_out = "og" in deps, "in" in deps, "out" in deps
     names, var_kw = _names(fn)

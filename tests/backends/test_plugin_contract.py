@@ -235,11 +235,86 @@ def test_register_override_is_the_same_seam_as_backend_overrides(clean_registry)
 
 
 def test_operator_code_reaches_the_numpy_backend_in_one_place():
-    """Backend kernels go through the override seam; the host-array services (BLAS, kernel threads)
-    the generic kernels use on numpy arrays are imported in operator/kernels/_host.py only."""
+    """The numpy backend's kernels reach the ops through the override seam: the operator layer imports the
+    numpy backend in operator/numpy_overrides.py only, which registers them; no generic kernel imports it."""
     import pathlib
 
     root = pathlib.Path(mx.__file__).parent / "operator"
     importers = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
                        if "backends.numpy" in p.read_text() and "import" in p.read_text())
-    assert importers == ["kernels/_host.py"]
+    assert importers == ["numpy_overrides.py"]
+
+
+def test_the_numpy_backend_runs_the_ops_through_registered_overrides(clean_registry):
+    """Convolution, pooling, BatchNorm, the dense ops and the optimizer updates on cpu contexts run the
+    generic kernels with the numpy backend's runner, found by find_override like cuDNN's; other
+    backends get the generic kernels with the plain runner."""
+    from mxasync.backends import get_backend
+    from mxasync.backends.numpy.kernels.runner import NUMPY
+    from mxasync.operator import get_op
+    from mxasync.operator.registry import find_override
+
+    for op in ("Convolution", "Deconvolution", "Pooling", "BatchNorm", "FullyConnected", "dot", "batch_dot",
+               "Activation", "LeakyReLU", "RNN", "UpSampling", "sgd_mom_update", "adam_update",
+               "multi_sgd_mom_update", "multi_mp_sgd_update"):
+        get_op(op)  # loads its family, which registers the overrides
+        for device in ("cpu", "cpu_pinned", "cpu_shared"):
+            fn = find_override(op, get_backend(device), None)
+            assert fn is not None and fn.keywords == {"run": NUMPY}, (op, device)
+    # the op's own kernels bound to a runner keep the generic contract: called as they are, no adapter between
+    from mxasync.operator.overrides import adapt_backward, adapt_forward
+
+    prop = get_op("Convolution").prepare(kernel=(3, 3), num_filter=2)
+    fwd, bwd = (find_override(k, get_backend("cpu"), None) for k in ("Convolution", "Convolution.backward"))
+    assert adapt_forward(type(prop), fwd) is fwd and adapt_backward(type(prop), bwd) is bwd
+    toy = _ctx_backend("contract_runner")
+    assert find_override("Convolution", toy, None) is None
+
+
+class _OwnNamespace:
+    """numpy under another identity, counting what the kernels ask of it: a backend's own ``xp``."""
+
+    def __init__(self):
+        self.calls: dict[str, int] = {}
+
+    def __getattr__(self, name):
+        self.calls[name] = self.calls.get(name, 0) + 1
+        return getattr(np, name)
+
+
+def test_a_backend_with_its_own_namespace_gets_the_heavy_ops(clean_registry):
+    """Convolution, pooling, BatchNorm, FullyConnected, gelu and a momentum update, forward and backward, on a
+    backend that brings only its ``xp``: the generic kernels (plain runner) give cpu's numbers (the numpy
+    backend's overrides), through that namespace."""
+    xp = _OwnNamespace()
+
+    class Own(Backend):
+        name, api_version, device_type = "dev_contract_own", PLUGIN_API_VERSION, "contract_own"
+
+        def start(self):
+            self.xp = xp
+
+    registry.register_backend(Own())
+    rng = np.random.default_rng(0)
+    values = {"x": rng.standard_normal((4, 3, 10, 10)), "w": rng.standard_normal((8, 3, 3, 3)) * 0.3,
+              "gamma": rng.random(8) + 0.5, "beta": rng.standard_normal(8), "fc": rng.standard_normal((5, 8 * 9)) * 0.1}
+
+    def step(ctx):
+        a = {k: mx.nd.array(v, ctx=ctx) for k, v in values.items()}
+        mm, mv = mx.nd.zeros(8, ctx=ctx), mx.nd.ones(8, ctx=ctx)
+        for k in ("w", "gamma", "beta", "fc"):
+            a[k].attach_grad()
+        with mx.autograd.record():
+            h = mx.nd.Convolution(a["x"], a["w"], kernel=(3, 3), num_filter=8, pad=(1, 1), no_bias=True)
+            h = mx.nd.BatchNorm(h, a["gamma"], a["beta"], mm, mv, fix_gamma=False)
+            h = mx.nd.Pooling(mx.nd.LeakyReLU(h, act_type="gelu"), kernel=(3, 3), stride=(2, 2), pool_type="max")
+            y = mx.nd.FullyConnected(mx.nd.Pooling(h, kernel=(2, 2), stride=(1, 1), pool_type="avg"), a["fc"],
+                                     num_hidden=5, no_bias=True)
+        y.backward(mx.nd.ones(y.shape, ctx=ctx))
+        mom = mx.nd.zeros(a["w"].shape, ctx=ctx)
+        w = mx.nd.sgd_mom_update(a["w"], a["w"].grad, mom, lr=0.1, momentum=0.9, wd=1e-3)
+        return [t.asnumpy() for t in (y, a["w"].grad, a["gamma"].grad, a["beta"].grad, a["fc"].grad, w, mom)]
+
+    for got, want in zip(step(mx.Context("contract_own", 0)), step(mx.cpu()), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    assert xp.calls.get("matmul", 0) >= 3  # the GEMMs went through the backend's namespace

@@ -18,6 +18,7 @@ import pytest
 import mxasync as mx
 from mxasync import autograd, gluon
 from mxasync.backends.numpy import blas, parallel, pressure
+from mxasync.backends.numpy.kernels.runner import NUMPY
 
 pytestmark = pytest.mark.fault
 
@@ -88,9 +89,9 @@ def test_batchnorm_kernel_bits_do_not_follow_the_load(eight_threads, monkeypatch
     dy = rng.randn(*shape).astype(np.float32)
 
     def run():
-        out, mean, invstd = bnk.batch_norm(np, x, gamma, beta, mm, mv, fix_gamma=False, training=train)
+        out, mean, invstd = bnk.batch_norm(np, x, gamma, beta, mm, mv, fix_gamma=False, training=train, run=NUMPY)
         return [out, mean, invstd, *bnk.batch_norm_backward(np, dy, x, gamma, mean, invstd, fix_gamma=False,
-                                                            training=train)]
+                                                            training=train, run=NUMPY)]
 
     monkeypatch.setattr(pressure, "runnable_elsewhere", _IDLE)
     idle = run()
@@ -139,8 +140,8 @@ def test_convolution_bits_do_not_depend_on_the_column_budget(monkeypatch, geomet
     """A training forward keeps its im2col columns only while ``MXASYNC_CONV_KEEP_MB`` has room, which
     depends on what other layers hold at that moment: the forward and weight gradient computed from
     kept columns must give the bits of those computed chunk by chunk."""
-    from mxasync.operator.kernels.conv import convolution, convolution_backward
-    from mxasync.operator.kernels.conv._colstore import COLUMNS
+    from mxasync.backends.numpy.kernels.conv._colstore import COLUMNS
+    from mxasync.operator.kernels.conv.convolution import convolution, convolution_backward
 
     n, c, s, f, k, st, g = geometry
     rng = np.random.RandomState(2)
@@ -150,8 +151,8 @@ def test_convolution_bits_do_not_depend_on_the_column_budget(monkeypatch, geomet
     for budget in (0, 1 << 30):
         COLUMNS.clear()
         monkeypatch.setattr(COLUMNS, "budget", budget)
-        y = convolution(np, x, w, None, keep=True, **conv)
+        y = convolution(np, x, w, None, keep=True, run=NUMPY, **conv)
         dy = np.random.RandomState(3).randn(*y.shape).astype(np.float32)
-        results.append([y, *convolution_backward(np, dy, x, w, **conv)[:2]])
+        results.append([y, *convolution_backward(np, dy, x, w, run=NUMPY, **conv)[:2]])
     COLUMNS.clear()
     _assert_same_bits(*results)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from mxasync.backends.numpy import parallel
+from mxasync.backends.numpy.kernels.runner import NUMPY
 from mxasync.operator.base import WRITE_INPLACE
 from mxasync.operator.optimizer.multi_sgd import MultiSGDMomParam, multi_sgd_mom_update
 
@@ -14,7 +15,7 @@ from mxasync.operator.optimizer.multi_sgd import MultiSGDMomParam, multi_sgd_mom
 def _run(weights, grads, moms, wd):
     p = MultiSGDMomParam(lrs=(0.1, 0.05), wds=(wd, wd), momentum=0.9, rescale_grad=0.5, num_weights=2)
     ins = [x for trio in zip(weights, grads, moms, strict=True) for x in trio]
-    multi_sgd_mom_update(np, p, ins, [WRITE_INPLACE, WRITE_INPLACE], list(weights))
+    multi_sgd_mom_update(np, p, ins, [WRITE_INPLACE, WRITE_INPLACE], list(weights), run=NUMPY)  # as the op on cpu
 
 
 @pytest.mark.parametrize("wd", [0.0, 1e-3])

@@ -7,16 +7,12 @@ the data input), and a gradient with req ``null`` must not be computed at all.
 
 from __future__ import annotations
 
-from importlib import import_module
-
 import numpy as np
 import pytest
 
 import mxasync as mx
-
-# the kernels package re-exports functions under its modules' names: import the modules
-convk = import_module("mxasync.operator.kernels.conv.convolution")
-fck = import_module("mxasync.operator.kernels.fully_connected")
+from mxasync.operator.kernels import fully_connected as fck
+from mxasync.operator.kernels.conv import convolution as convk
 
 
 def _net(kind):
@@ -101,7 +97,7 @@ def test_conv_backward_skips_data_grad_and_writes_into():
 
 @pytest.mark.parametrize("kernel,stride", [((2, 2), (2, 2)), ((2, 2), (3, 3)), ((3, 3), (2, 2))])
 def test_max_pool_backward_first_max_takes_the_gradient(kernel, stride):
-    poolk = import_module("mxasync.operator.kernels.pooling")
+    from mxasync.operator.kernels import pooling as poolk
     rng = np.random.default_rng(2)
     x = rng.integers(0, 3, (2, 3, 7, 7)).astype(np.float32)  # many ties
     out = poolk.pooling(np, x, kernel, stride=stride)
@@ -117,8 +113,11 @@ def test_max_pool_backward_first_max_takes_the_gradient(kernel, stride):
 
 @pytest.mark.parametrize("nsp", [1, 2, 3])
 def test_im2col_window_view_matches_one_copy_per_offset(nsp):
-    im2col = import_module("mxasync.operator.kernels.conv.im2col")
-    util = import_module("mxasync.operator.kernels._util")
+    """The numpy backend's columns (one strided copy of a window view) and its col2im equal the generic
+    kernels' (one copy, one sum per kernel offset)."""
+    from mxasync.backends.numpy.kernels.conv import _columns
+    from mxasync.operator.kernels import _util as util
+    from mxasync.operator.kernels.conv import im2col
     rng = np.random.default_rng(nsp)
     for _ in range(6):
         kernel = tuple(int(k) for k in rng.integers(1, 4, nsp))
@@ -126,12 +125,10 @@ def test_im2col_window_view_matches_one_copy_per_offset(nsp):
         dilate = tuple(int(d) for d in rng.integers(1, 3, nsp))
         pad = tuple(int(p) for p in rng.integers(0, 2, nsp))
         x = rng.standard_normal((2, 3) + tuple(int(s) for s in rng.integers(7, 10, nsp)))
-        got = im2col.im2col_nd(np, x, kernel, stride, dilate, pad)
-        # the reference: one slice copy per kernel offset
-        padded = util.pad_spatial(np, x, pad, pad)
-        want = np.empty_like(got)
-        osp = got.shape[2 + nsp:]
-        for offs in np.ndindex(*kernel):
-            want[(slice(None), slice(None)) + offs] = padded[(slice(None), slice(None))
-                                                             + util.window_slices(offs, dilate, stride, osp)]
+        want = im2col.im2col_nd(np, x, kernel, stride, dilate, pad)
+        padded = _columns.pad_spatial(x, pad, pad)
+        np.testing.assert_array_equal(padded, util.pad_spatial(np, x, pad, pad))
+        got = _columns.im2col_into(padded, kernel, stride, dilate, np.empty_like(want))
         np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(_columns.col2im(got, x.shape[2:], kernel, stride, dilate, pad),
+                                      im2col.col2im_nd(np, got, x.shape[2:], kernel, stride, dilate, pad))

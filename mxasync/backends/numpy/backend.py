@@ -1,9 +1,10 @@
 """The numpy backend.
 
-Generic kernels run on it as written.  Its operator overrides (im2col
-convolution and pooling on BLAS) are declared next to the ops themselves with
-``register_override(..., backend='numpy')``, which keeps the dependency
-direction (backends never import the operator layer).
+Generic kernels run on it as written, with its runner: the fast paths of
+:mod:`.kernels` (GEMMs on its own BLAS, kernel threads, cache blocks, the
+convolution layouts).  The op families register their kernels bound to that
+runner with ``register_override(..., "numpy")`` (``operator/numpy_overrides.py``),
+which keeps the dependency direction (backends never import the operator layer).
 
 >>> from mxasync.backends.numpy import NumpyBackend
 >>> b = NumpyBackend(); b.start(); b.xp.__name__

@@ -28,21 +28,15 @@ summed-area table and spreads gradients with a 2-D difference array.
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 from pydantic import Field
 
+from .._loading import lazy_import
 from .._util import check_roi_inputs
 from ..functional import FunctionalProperty, defop
 from ..params import OpParam
 
 __all__ = ["ROIAlignParam", "PSROIPoolingParam"]
-
-
-def _sparse(xp):
-    """The sparse-matrix module of ``xp``: scipy.sparse for numpy, cupyx.scipy.sparse for CuPy."""
-    return importlib.import_module("scipy.sparse" if xp is np else "cupyx.scipy.sparse")
 
 
 def _host(a):
@@ -145,7 +139,7 @@ def _sampling_matrix(xp, p, rois, data):
     nbins = p.pooled_size[0] * p.pooled_size[1]
     dst, src, wts = _align_samples(p, _host(rois), n, h, w, data.dtype)
     cols = n * (nbins if p.position_sensitive else 1) * h * w
-    sp = _sparse(xp)
+    sp = lazy_import("mxasync.operator.sparse.storage").sparse_namespace(xp)  # scipy.sparse or cupyx's
     return sp.coo_matrix((xp.asarray(wts), (xp.asarray(dst), xp.asarray(src))),
                          shape=(rois.shape[0] * nbins, cols)).tocsr()
 

@@ -102,7 +102,7 @@ def _channel_column(values: tuple, nchan: int, dtype: str) -> np.ndarray:
 
 def _per_channel(xp, values, nchan, dtype):
     col = _channel_column(tuple(values), nchan, np.dtype(dtype).str)
-    return col if xp is np else xp.asarray(col)
+    return xp.asarray(col)  # the cached column itself on numpy
 
 
 def _normalize_shape(prop, in_shapes):

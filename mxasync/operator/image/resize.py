@@ -313,7 +313,7 @@ def resize_image(xp, x, width: int, height: int, interp: int = 1, opencv: bool =
     """The kernel on a raw (H, W, C) or (N, H, W, C) array: OpenCV's resize to ``(width, height)`` with
     ``interp`` 0-4 (what ``mx.image.imresize`` runs, as MXNet's ``_cvimresize`` runs OpenCV): OpenCV
     itself for numpy arrays where it is installed (unless ``opencv=False``), else the gathers."""
-    if opencv and xp is np:
+    if opencv and isinstance(x, np.ndarray):  # OpenCV takes host arrays
         out = _resize_opencv(x, width, height, interp)
         if out is not NotImplemented:
             return out

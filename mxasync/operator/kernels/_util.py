@@ -1,7 +1,8 @@
-"""Small helpers shared by the kernels: parameter tuples, padding, scatter-add, erf.
+"""Small helpers shared by the kernels: parameter tuples, layouts, padding, windows, broadcast sums.
 
-Everything here takes the array namespace ``xp`` so the kernels run on numpy and
-CuPy alike; numpy-only tricks sit behind an ``xp is numpy`` branch.
+Everything here takes the array namespace ``xp`` (or only the arrays), so the kernels run on
+any backend's arrays alike; how a backend runs the heavy steps is its runner's business
+(:mod:`._runner`).
 """
 
 from __future__ import annotations
@@ -9,12 +10,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from typing import Any
-
-import numpy
-
-from .._loading import lazy_import
-from ._host import matmul as _engine_matmul
-from ._host import parallel
 
 Array = Any  # numpy.ndarray or cupy.ndarray
 Shape = tuple[int, ...]
@@ -92,50 +87,6 @@ def window_slices(offsets: Sequence[int], dilate: Sequence[int], stride: Sequenc
     return tuple(
         slice(o * d, o * d + s * (n - 1) + 1, s) for o, d, s, n in zip(offsets, dilate, stride, out, strict=True)
     )
-
-
-def matmul_for(xp: Any):
-    """The ``matmul`` to call for big GEMMs: the engine's own BLAS on numpy, ``xp.matmul`` elsewhere."""
-    return _engine_matmul if xp is numpy else xp.matmul
-
-
-def split_rows(xp: Any, fn, n: int, c: int, elements: int) -> None:
-    """``fn(b0, b1, c0, c1)`` over batch x channel blocks, split over the numpy backend's kernel threads
-    when ``elements`` is big enough (by channel when there are enough channels, else by batch); one
-    call ``fn(0, n, 0, c)`` otherwise. ``fn`` must write disjoint outputs per block."""
-    if xp is not numpy or not parallel.worth_splitting(elements):
-        fn(0, n, 0, c)
-    elif c >= parallel.nthreads():
-        parallel.split(lambda lo, hi: fn(0, n, lo, hi), c)
-    else:
-        parallel.split(lambda lo, hi: fn(lo, hi, 0, c), n)
-
-
-def split_flat(xp: Any, fn, out: Array, *ins: Array) -> Array:
-    """``fn(xp, *ins, out=out)`` for an elementwise ``fn``, cut into flat ranges over the numpy backend's kernel
-    threads when big and every array is C-contiguous of ``out``'s size (one call otherwise)."""
-    if (xp is numpy and parallel.worth_splitting(out.size) and out.flags.c_contiguous
-            and all(a.size == out.size and a.flags.c_contiguous for a in ins)):
-        flat_out = out.reshape(-1)
-        flat_ins = [a.reshape(-1) for a in ins]
-        parallel.split(lambda lo, hi: fn(xp, *(a[lo:hi] for a in flat_ins), out=flat_out[lo:hi]), out.size)
-        return out
-    return fn(xp, *ins, out=out)
-
-
-def erf(xp: Any, x: Array) -> Array:
-    """Elementwise error function (numpy lacks one; scipy/cupyx have fast ones)."""
-    if xp is numpy:
-        try:
-            special = lazy_import("scipy.special")
-        except ImportError:
-            return numpy.frompyfunc(math.erf, 1, 1)(x).astype(x.dtype)
-        return special.erf(x)
-    try:
-        cspecial = lazy_import("cupyx.scipy.special")
-    except ImportError:
-        return xp.asarray(erf(numpy, numpy.asarray(x)))
-    return cspecial.erf(x)
 
 
 def sum_to_shape(xp: Any, x: Array, shape: Shape) -> Array:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ._util import Array, erf, out_view, split_flat, sum_to_shape
+from ._runner import PLAIN
+from ._util import Array, out_view, sum_to_shape
 
 ACT_TYPES = ("relu", "sigmoid", "tanh", "softrelu", "softsign")
 LEAKY_TYPES = ("leaky", "prelu", "elu", "selu", "gelu")
@@ -18,8 +19,9 @@ SELU_LAMBDA = 1.0507009873554804934193349852946
 SELU_ALPHA = 1.6732632423543772848170429916717
 
 
-def activation(xp: Any, data: Array, act_type: str, out: Array | None = None) -> Array:
-    """Forward; relu, sigmoid and tanh write into ``out`` (which may be ``data`` itself) when it fits.
+def activation(xp: Any, data: Array, act_type: str, out: Array | None = None, run=PLAIN) -> Array:
+    """Forward; relu, sigmoid and tanh write into ``out`` (which may be ``data`` itself) when it fits
+    (cut into flat ranges by ``run``).
 
     >>> import numpy as np
     >>> activation(np, np.array([-1., 0., 2.]), "relu")
@@ -27,7 +29,7 @@ def activation(xp: Any, data: Array, act_type: str, out: Array | None = None) ->
     """
     out = out_view(out, data.shape, data.dtype)
     if out is not None and act_type in ("relu", "sigmoid", "tanh"):
-        return split_flat(xp, _ACT_INTO[act_type], out, data)
+        return run.split_flat(xp, _ACT_INTO[act_type], out, data)
     if act_type == "relu":
         return _relu(xp, data)(data, 0)
     if act_type == "sigmoid":
@@ -68,13 +70,14 @@ def _relu_grad_into(xp, g, y, out):
     return out
 
 
-def activation_backward(xp: Any, out_grad: Array, out: Array, act_type: str, into: Array | None = None) -> Array:
+def activation_backward(xp: Any, out_grad: Array, out: Array, act_type: str, into: Array | None = None,
+                        run=PLAIN) -> Array:
     """Gradient w.r.t. ``data`` from the forward output ``out``; relu's goes into ``into`` when it fits
     (``into`` may be ``out_grad`` itself)."""
     if act_type == "relu":
         into = out_view(into, out_grad.shape, out_grad.dtype)
         if into is not None and out.shape == out_grad.shape:
-            return split_flat(xp, _relu_grad_into, into, out_grad, out)
+            return run.split_flat(xp, _relu_grad_into, into, out_grad, out)
         return _relu_grad_into(xp, out_grad, out, None)
     if act_type == "sigmoid":
         return out_grad * out * (1.0 - out)
@@ -113,7 +116,8 @@ def _prelu_gamma(gamma: Array, ndim: int, dshape: tuple = ()) -> Array:
     return gamma.reshape(shape)
 
 
-def leaky_relu(xp: Any, data: Array, act_type: str = "leaky", slope: float = 0.25, gamma: Array | None = None) -> Array:
+def leaky_relu(xp: Any, data: Array, act_type: str = "leaky", slope: float = 0.25, gamma: Array | None = None,
+               run=PLAIN) -> Array:
     """Forward of LeakyReLU for ``act_type`` in leaky, prelu (needs ``gamma``), elu, selu, gelu.
 
     >>> import numpy as np
@@ -130,7 +134,7 @@ def leaky_relu(xp: Any, data: Array, act_type: str = "leaky", slope: float = 0.2
         neg = SELU_ALPHA * xp.expm1(xp.minimum(data, 0))
         return SELU_LAMBDA * xp.where(data > 0, data, neg)
     if act_type == "gelu":
-        return 0.5 * data * (1.0 + erf(xp, data / math.sqrt(2.0)))
+        return 0.5 * data * (1.0 + run.erf(xp, data / math.sqrt(2.0)))
     raise ValueError(f"LeakyReLU: act_type must be one of {LEAKY_TYPES} (or 'rrelu' via rrelu()), got {act_type!r}")
 
 
@@ -141,6 +145,7 @@ def leaky_relu_backward(
     act_type: str = "leaky",
     slope: float = 0.25,
     gamma: Array | None = None,
+    run=PLAIN,
 ) -> tuple[Array, Array | None]:
     """Gradients ``(data_grad, gamma_grad)``; ``gamma_grad`` is ``None`` unless ``act_type='prelu'``."""
     pos = data > 0
@@ -159,7 +164,7 @@ def leaky_relu_backward(
         y = SELU_LAMBDA * SELU_ALPHA * xp.expm1(xp.minimum(data, 0))
         return out_grad * SELU_LAMBDA * xp.where(pos, 1.0, SELU_ALPHA + y), None
     if act_type == "gelu":
-        cdf = 0.5 * (1.0 + erf(xp, data / math.sqrt(2.0)))
+        cdf = 0.5 * (1.0 + run.erf(xp, data / math.sqrt(2.0)))
         pdf = xp.exp(-0.5 * data * data) / math.sqrt(2.0 * math.pi)
         return out_grad * (cdf + data * pdf), None
     raise ValueError(f"LeakyReLU: act_type must be one of {LEAKY_TYPES}, got {act_type!r}")

@@ -5,8 +5,9 @@ deviation* ``1/sqrt(var + eps)`` (the output MXNet names "var" holds invstd), an
 the moving statistics are not touched by the forward pass: MXNet updates them in
 the backward pass, with the biased batch variance; :func:`batch_norm_update_moving`
 does that update so the framework can place it. Statistics of float16 data are
-accumulated in float32, as MXNet's ``AccReal`` does. Channels are independent, so a big
-input is cut into channel blocks run on the numpy backend's kernel threads.
+accumulated in float32, as MXNet's ``AccReal`` does. Channels are independent, so the
+runner may cut a big input into channel blocks (the numpy backend's runs them on its
+kernel threads).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy
 
-from ._host import parallel
+from ._runner import PLAIN
 from ._util import Array
 
 
@@ -36,14 +37,6 @@ def _csum(a3: Array) -> Array:
     pairwise, a wider one row by row), so a kernel cut by channel gives the bits of a whole one.
     """
     return a3.sum(axis=2).T.copy().sum(axis=1)
-
-
-def _cdot(xp: Any, a3: Array, b3: Array) -> Array:
-    """Per-channel ``sum(a3 * b3)`` without the product as a temporary: on numpy, einsum's
-    sum-of-products loop (3.7x faster than ``_csum(a3 * b3)`` on 8x64x112x112 float32)."""
-    if xp is numpy:
-        return numpy.einsum("ijk,ijk->j", a3, b3)
-    return _csum(a3 * b3)
 
 
 def _acc_dtype(xp: Any, dtype: Any) -> Any:
@@ -68,6 +61,7 @@ def batch_norm(
     output_mean_var: bool = False,
     axis: int = 1,
     training: bool = True,
+    run=PLAIN,
 ) -> tuple[Array, Array, Array]:
     """Forward pass; returns ``(out, mean, invstd)``.
 
@@ -91,22 +85,14 @@ def batch_norm(
     stats = training and not use_global_stats
 
     def block(c0, c1):
-        _forward_block(xp, x3[:, c0:c1], gamma[c0:c1], beta[c0:c1], moving_mean[c0:c1], moving_var[c0:c1], eps,
+        _forward_block(xp, run, x3[:, c0:c1], gamma[c0:c1], beta[c0:c1], moving_mean[c0:c1], moving_var[c0:c1], eps,
                        fix_gamma, stats, acc, out3[:, c0:c1], mean[c0:c1], invstd[c0:c1])
 
-    by_channel(xp, block, c, x3.size)
+    run.split_channels(block, c, x3.size)
     return out3.reshape(data.shape), mean, invstd
 
 
-def by_channel(xp: Any, fn, c: int, elements: int) -> None:
-    """``fn(c0, c1)`` over channel blocks, split over the numpy backend's kernel threads when big."""
-    if xp is numpy and c > 1 and parallel.worth_splitting(elements):
-        parallel.split(fn, c)
-    else:
-        fn(0, c)
-
-
-def _forward_block(xp, x3, gamma, beta, moving_mean, moving_var, eps, fix_gamma, stats, acc, out3, mean_out,
+def _forward_block(xp, run, x3, gamma, beta, moving_mean, moving_var, eps, fix_gamma, stats, acc, out3, mean_out,
                    invstd_out) -> None:
     m = x3.shape[0] * x3.shape[2]
     xa = x3.astype(acc, copy=False)
@@ -115,7 +101,7 @@ def _forward_block(xp, x3, gamma, beta, moving_mean, moving_var, eps, fix_gamma,
     if stats:
         mean = _csum(xa) / m
         xp.subtract(xa, _col(mean), out=d)
-        var = _cdot(xp, d, d) / m
+        var = run.channel_dot(xp, d, d) / m
     else:
         mean = moving_mean.astype(acc)
         var = moving_var.astype(acc)
@@ -141,6 +127,7 @@ def batch_norm_backward(
     use_global_stats: bool = False,
     axis: int = 1,
     training: bool = True,
+    run=PLAIN,
 ) -> tuple[Array, Array, Array]:
     """Gradients ``(data_grad, gamma_grad, beta_grad)`` from the forward's ``mean`` and ``invstd``.
 
@@ -155,22 +142,22 @@ def batch_norm_backward(
     stats = training and not use_global_stats
 
     def block(c0, c1):
-        _backward_block(xp, dy3[:, c0:c1], x3[:, c0:c1], gamma[c0:c1], mean[c0:c1], invstd[c0:c1], fix_gamma,
+        _backward_block(xp, run, dy3[:, c0:c1], x3[:, c0:c1], gamma[c0:c1], mean[c0:c1], invstd[c0:c1], fix_gamma,
                         stats, acc, dx3[:, c0:c1], dgamma[c0:c1], dbeta[c0:c1])
 
-    by_channel(xp, block, c, x3.size)
+    run.split_channels(block, c, x3.size)
     if fix_gamma:
         dgamma[...] = 0
     return dx3.reshape(data.shape), dgamma.astype(gamma.dtype), dbeta.astype(gamma.dtype)
 
 
-def _backward_block(xp, dy3, x3, gamma, mean, invstd, fix_gamma, stats, acc, dx3, dgamma_out, dbeta_out) -> None:
+def _backward_block(xp, run, dy3, x3, gamma, mean, invstd, fix_gamma, stats, acc, dx3, dgamma_out, dbeta_out) -> None:
     m = x3.shape[0] * x3.shape[2]
     dy = dy3.astype(acc, copy=False)
     d = dx3 if dx3.dtype == acc else xp.empty(x3.shape, dtype=acc)
     xp.subtract(x3.astype(acc, copy=False), _col(mean), out=d)
     dbeta = _csum(dy)
-    dgamma = _cdot(xp, d, dy) * invstd  # sum(dy * xhat)
+    dgamma = run.channel_dot(xp, d, dy) * invstd  # sum(dy * xhat)
     g = xp.ones_like(invstd) if fix_gamma else gamma.astype(acc)
     a = g * invstd
     if stats:

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy
-
-from ._util import Array, matmul_for, out_view
+from ._runner import PLAIN
+from ._util import Array, out_view
 
 
 def _as2d(data: Array, flatten: bool) -> Array:
@@ -28,8 +27,9 @@ def fully_connected(
     no_bias: bool = False,
     flatten: bool = True,
     out: Array | None = None,
+    run=PLAIN,
 ) -> Array:
-    """Forward; computed straight into ``out`` when it fits (see :func:`out_view`).
+    """Forward; computed straight into ``out`` when it fits (see :func:`out_view`), GEMMs by ``run``.
 
     >>> import numpy as np
     >>> fully_connected(np, np.ones((2, 3)), np.ones((4, 3)), np.arange(4.))
@@ -40,17 +40,17 @@ def fully_connected(
     shape = (data.shape[0], weight.shape[0]) if flatten else data.shape[:-1] + (weight.shape[0],)
     o2 = out_view(out, (x2.shape[0], weight.shape[0]), xp.result_type(x2, weight))
     with_bias = not no_bias and bias is not None
-    if (xp is numpy and with_bias and o2 is not None and not numpy.may_share_memory(o2, x2)
-            and not numpy.may_share_memory(o2, weight)):
+    if (run.accumulates and with_bias and o2 is not None and not xp.may_share_memory(o2, x2)
+            and not xp.may_share_memory(o2, weight)):
         # bias first, product accumulated onto it: no pass over an output the GEMM's threads just wrote
         o2[...] = bias
-        matmul_for(xp)(x2, weight.T, out=o2, accumulate=True)  # the engine's BLAS (numpy here)
+        run.matmul(xp, x2, weight.T, out=o2, accumulate=True)
         return out
     if o2 is None:
-        o2 = matmul_for(xp)(x2, weight.T)
+        o2 = run.matmul(xp, x2, weight.T)
         out = o2.reshape(shape)
     else:
-        matmul_for(xp)(x2, weight.T, out=o2)
+        run.matmul(xp, x2, weight.T, out=o2)
     if with_bias:
         o2 += bias
     return out
@@ -68,6 +68,7 @@ def fully_connected_backward(
     need_weight_grad: bool = True,
     need_bias_grad: bool = True,
     into: tuple = (None, None, None),
+    run=PLAIN,
 ) -> tuple[Array | None, Array | None, Array | None]:
     """Gradients ``(data_grad, weight_grad, bias_grad)``; parts not needed (or no bias) are ``None``.
 
@@ -76,9 +77,9 @@ def fully_connected_backward(
     dy = out_grad.reshape(-1, weight.shape[0])
     dx = dw = db = None
     if need_data_grad:
-        dx = _mm(xp, dy, weight, into[0], data.shape)
+        dx = _mm(xp, run, dy, weight, into[0], data.shape)
     if need_weight_grad:
-        dw = _mm(xp, dy.T, _as2d(data, flatten), into[1], weight.shape)
+        dw = _mm(xp, run, dy.T, _as2d(data, flatten), into[1], weight.shape)
     if not no_bias and need_bias_grad:
         t = out_view(into[2], (dy.shape[1],), dy.dtype)
         if t is None:
@@ -89,10 +90,10 @@ def fully_connected_backward(
     return dx, dw, db
 
 
-def _mm(xp: Any, a: Array, b: Array, into: Array | None, shape: tuple) -> Array:
+def _mm(xp: Any, run, a: Array, b: Array, into: Array | None, shape: tuple) -> Array:
     """``a @ b`` shaped ``shape``: written into ``into`` (and that returned) when it fits."""
     t = out_view(into, (a.shape[0], b.shape[1]), xp.result_type(a, b))
     if t is None:
-        return matmul_for(xp)(a, b).reshape(shape)
-    matmul_for(xp)(a, b, out=t)
+        return run.matmul(xp, a, b).reshape(shape)
+    run.matmul(xp, a, b, out=t)
     return into

@@ -5,15 +5,16 @@ clips ``rescale_grad * grad`` (sgd, sgd_mom, nag) weight decay is applied outsid
 clip; adam and rmsprop add ``wd * weight`` before clipping, as MXNet does.
 ``lazy_update`` only matters for sparse gradients and is accepted and ignored.
 Bias correction for Adam is the optimizer's job (it folds it into ``lr``), as in MXNet.
-Each kernel is a per-block ``update`` run by :func:`._blocked.blocked` (cache-sized blocks on numpy),
-writing its temporaries into scratch blocks instead of new arrays.
+Each kernel is a per-block ``update`` run by its runner's ``blocked`` (one call by default; the numpy
+backend's runs it over cache-sized blocks), writing its temporaries into scratch blocks instead of
+new arrays.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ._blocked import blocked
+from ._runner import PLAIN
 from ._util import Array
 
 
@@ -75,6 +76,7 @@ def sgd_update(
     rescale_grad: float = 1.0,
     clip_gradient: float | None = -1.0,
     lazy_update: bool = True,
+    run=PLAIN,
 ) -> None:
     """``weight = (1 - lr*wd) * weight - lr * clip(rescale_grad * grad)``.
 
@@ -90,7 +92,7 @@ def sgd_update(
             w *= 1.0 - lr * wd
         w -= step
 
-    blocked(xp, update, weight, grad, scratch=1, passes=4)
+    run.blocked(xp, update, weight, grad, scratch=1, passes=4)
 
 
 def sgd_mom_update(
@@ -104,6 +106,7 @@ def sgd_mom_update(
     rescale_grad: float = 1.0,
     clip_gradient: float | None = -1.0,
     lazy_update: bool = True,
+    run=PLAIN,
 ) -> None:
     """``mom = momentum*mom - lr*wd*weight - lr*clip(rescale_grad*grad)``; ``weight += mom``."""
     clip = _bound(clip_gradient)
@@ -117,7 +120,7 @@ def sgd_mom_update(
         m -= tmp
         w += m
 
-    blocked(xp, update, weight, grad, mom, scratch=1, passes=6)
+    run.blocked(xp, update, weight, grad, mom, scratch=1, passes=6)
 
 
 def nag_mom_update(
@@ -130,6 +133,7 @@ def nag_mom_update(
     wd: float = 0.0,
     rescale_grad: float = 1.0,
     clip_gradient: float | None = -1.0,
+    run=PLAIN,
 ) -> None:
     """MXNet's NAG, run in place as MXNet's optimizer runs it (``out=weight``).
 
@@ -158,7 +162,7 @@ def nag_mom_update(
             xp.multiply(w, lr * wd, out=tmp)
             m -= tmp
 
-    blocked(xp, update, weight, grad, mom, scratch=3, passes=12)
+    run.blocked(xp, update, weight, grad, mom, scratch=3, passes=12)
 
 
 def adam_update(
@@ -175,6 +179,7 @@ def adam_update(
     rescale_grad: float = 1.0,
     clip_gradient: float | None = -1.0,
     lazy_update: bool = True,
+    run=PLAIN,
 ) -> None:
     """``g = clip(rescale*grad + wd*w)``; moments updated; ``w -= lr * mean / (sqrt(var) + epsilon)``."""
     clip = _bound(clip_gradient)
@@ -189,7 +194,7 @@ def adam_update(
         g /= tmp
         w -= g
 
-    blocked(xp, update, weight, grad, mean, var, scratch=2, passes=12)
+    run.blocked(xp, update, weight, grad, mean, var, scratch=2, passes=12)
 
 
 def rmsprop_update(
@@ -204,6 +209,7 @@ def rmsprop_update(
     rescale_grad: float = 1.0,
     clip_gradient: float | None = -1.0,
     clip_weights: float | None = -1.0,
+    run=PLAIN,
 ) -> None:
     """Tieleman & Hinton: ``n = (1-gamma1)*g^2 + gamma1*n``; ``w -= lr * g / sqrt(n + epsilon)``."""
     clip, clip_w = _bound(clip_gradient), _bound(clip_weights)
@@ -218,7 +224,7 @@ def rmsprop_update(
         w -= g
         _clip(xp, w, clip_w)
 
-    blocked(xp, update, weight, grad, n, scratch=2, passes=10)
+    run.blocked(xp, update, weight, grad, n, scratch=2, passes=10)
 
 
 def rmspropalex_update(
@@ -236,6 +242,7 @@ def rmspropalex_update(
     rescale_grad: float = 1.0,
     clip_gradient: float | None = -1.0,
     clip_weights: float | None = -1.0,
+    run=PLAIN,
 ) -> None:
     """Graves' centred RMSProp: ``delta = gamma2*delta - lr*grad/sqrt(n - g^2 + epsilon)``; ``w += delta``."""
     clip, clip_w = _bound(clip_gradient), _bound(clip_weights)
@@ -255,7 +262,7 @@ def rmspropalex_update(
         w += delta
         _clip(xp, w, clip_w)
 
-    blocked(xp, update, weight, grad, n, g, delta, scratch=2, passes=16)
+    run.blocked(xp, update, weight, grad, n, g, delta, scratch=2, passes=16)
 
 
 def adagrad_update(
@@ -268,6 +275,7 @@ def adagrad_update(
     wd: float = 0.0,
     rescale_grad: float = 1.0,
     clip_gradient: float | None = -1.0,
+    run=PLAIN,
 ) -> None:
     """``g = clip(rescale*grad)``; ``history += g^2``; ``w -= lr * (g / sqrt(history + epsilon) + wd*w)``.
 
@@ -288,4 +296,4 @@ def adagrad_update(
         g *= lr
         w -= g
 
-    blocked(xp, update, weight, grad, history, scratch=2, passes=10)
+    run.blocked(xp, update, weight, grad, history, scratch=2, passes=10)

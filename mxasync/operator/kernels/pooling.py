@@ -6,7 +6,8 @@ split the padded input by stride phase (:class:`_PhaseGrid`): each kernel offset
 one contiguous run instead of a strided view that moves one element at a time. Disjoint
 windows (LeNet's 2x2/2), lp, and windows whose phase planes would dwarf the output (global
 pooling) use strided views of the padded input; their max forward goes one axis at a time.
-On numpy the input is cut into cache-sized blocks, run on the backend's kernel threads when big.
+The runner (``run=``) may cut the input into cache-sized blocks and row ranges (the numpy
+backend's does, over its kernel threads when big).
 Max pooling sends the gradient to the first maximum of each window in row-major
 order, as MXNet does; avg divides by the window clipped to ``x + pad`` (or to the
 real input when ``count_include_pad`` is false).
@@ -21,6 +22,7 @@ from typing import Any
 
 import numpy
 
+from ._runner import PLAIN
 from ._util import (
     Array,
     Shape,
@@ -30,7 +32,6 @@ from ._util import (
     out_view,
     pad_spatial,
     prod,
-    split_rows,
     window_slices,
 )
 
@@ -111,30 +112,6 @@ def _setup(data, kernel, pool_type, global_pool, pooling_convention, stride, pad
     return _geometry(data, kernel, stride, pad, global_pool, pooling_convention)
 
 
-#: Input elements per cache block on numpy (1 MiB of float32): the dozens of passes over a block's
-#: arrays then mostly hit the core's 2 MiB L2 instead of memory (ResNet's 3x3/2 max backward on one
-#: core: 52 ms in one block, 21 ms in these). Smaller blocks lose more to per-call overhead.
-BLOCK_ELEMENTS = 1 << 18
-
-
-def _cache_blocks(xp: Any, b0: int, b1: int, c0: int, c1: int, plane: int):
-    """``(b0, b1, c0, c1)`` cut into blocks of about ``BLOCK_ELEMENTS``: whole images while one fits,
-    else even channel runs of one image. One block off numpy (a GPU wants few big launches)."""
-    per_image = (c1 - c0) * plane
-    if xp is not numpy or (b1 - b0) * per_image <= BLOCK_ELEMENTS:
-        yield b0, b1, c0, c1
-    elif per_image <= BLOCK_ELEMENTS:
-        step = BLOCK_ELEMENTS // per_image
-        for b in range(b0, b1, step):
-            yield b, min(b + step, b1), c0, c1
-    else:
-        runs = -(-per_image // BLOCK_ELEMENTS)
-        step = -(-(c1 - c0) // runs)
-        for b in range(b0, b1):
-            for c in range(c0, c1, step):
-                yield b, b + 1, c, min(c + step, c1)
-
-
 class _Scratch:
     """Named scratch arrays, kept across the cache blocks of one chunk.
 
@@ -159,18 +136,18 @@ class _Scratch:
         return view
 
 
-def _by_blocks(xp: Any, data: Array, fn) -> None:
-    """``fn(b0, b1, c0, c1, scratch)`` over cache blocks of ``data``, split over the numpy backend's kernel
-    threads; each thread's blocks share one :class:`_Scratch`."""
+def _by_blocks(xp: Any, run, data: Array, fn) -> None:
+    """``fn(b0, b1, c0, c1, scratch)`` over ``run``'s cache blocks of ``data``, split into row ranges by ``run``
+    (the numpy backend's runner: over its kernel threads); each range's blocks share one :class:`_Scratch`."""
     n, c = data.shape[:2]
     plane = prod(data.shape[2:])
 
     def chunk(b0, b1, c0, c1):
         scratch = _Scratch(xp)
-        for block in _cache_blocks(xp, b0, b1, c0, c1, plane):
+        for block in run.cache_blocks(b0, b1, c0, c1, plane):
             fn(*block, scratch)
 
-    split_rows(xp, chunk, n, c, data.size)
+    run.split_rows(chunk, n, c, data.size)
 
 
 def pooling(
@@ -186,9 +163,10 @@ def pooling(
     count_include_pad: bool | None = None,
     layout: str | None = None,
     into: Array | None = None,
+    run=PLAIN,
 ) -> Array:
-    """Forward pooling (big inputs split by channel over the numpy backend's kernel threads), written
-    into ``into`` when it fits (see :func:`~._util.out_view`).
+    """Forward pooling (cut into blocks and row ranges by ``run``), written into ``into`` when it fits
+    (see :func:`~._util.out_view`).
 
     >>> import numpy as np
     >>> x = np.arange(16.).reshape(1, 1, 4, 4)
@@ -212,7 +190,7 @@ def pooling(
         if div is not None:
             o /= div
 
-    _by_blocks(xp, data, block)
+    _by_blocks(xp, run, data, block)
     return out
 
 
@@ -412,11 +390,12 @@ def pooling_backward(
     layout: str | None = None,
     out: Array | None = None,
     into: Array | None = None,
+    run=PLAIN,
 ) -> Array:
     """Gradient w.r.t. ``data``; ``out`` (the forward output) serves max and lp and is recomputed if None;
     written into ``into`` when it fits (every element is written).
 
-    Big inputs are split by channel over the numpy backend's kernel threads.
+    Big inputs are cut into blocks and row ranges by ``run``.
     """
     geo = _setup(data, kernel, pool_type, global_pool, pooling_convention, stride, pad, layout)
     grad = out_view(into, data.shape, out_grad.dtype)
@@ -434,7 +413,7 @@ def pooling_backward(
         else:
             _backward_block(xp, og, x, o, geo, pool_type, p_value or 2, target)
 
-    _by_blocks(xp, data, block)
+    _by_blocks(xp, run, data, block)
     return grad
 
 

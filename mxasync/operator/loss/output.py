@@ -10,14 +10,11 @@ the loss gradient with respect to the data, and the label gets none.
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import Literal
 
 from ..functional import FunctionalProperty, defop
+from ..kernels import output as outk
 from ..params import Field, OpParam
-
-# the kernels package re-exports functions under its modules' names: bind the modules
-outk = import_module("..kernels.output", __package__)
 
 __all__: list[str] = []
 

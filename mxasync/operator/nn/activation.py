@@ -8,20 +8,19 @@
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import Literal, Optional
 
 import numpy as np
 
 from ...runtime.resource import ResourceRequest
 from ..functional import FunctionalProperty, defop
+from ..kernels import activation as actk
+from ..kernels import dropout as dropk
+from ..kernels import lrn as lrnk
+from ..kernels import softmax as smk
+from ..kernels._runner import PLAIN
+from ..numpy_overrides import register_numpy
 from ..params import DType, Field, OpParam, Shape
-
-# the kernels package re-exports functions under its modules' names: bind the modules
-actk = import_module("..kernels.activation", __package__)
-dropk = import_module("..kernels.dropout", __package__)
-lrnk = import_module("..kernels.lrn", __package__)
-smk = import_module("..kernels.softmax", __package__)
 
 __all__: list[str] = []
 
@@ -30,11 +29,17 @@ class ActivationParam(OpParam):
     act_type: Literal["relu", "sigmoid", "tanh", "softrelu", "softsign"]
 
 
+def _act_fwd(xp, p, x, out=None, run=PLAIN):
+    return actk.activation(xp, x, p.act_type, out=out, run=run)
+
+
+def _act_bwd(xp, p, og, ins, outs, need, into, run=PLAIN):
+    return [actk.activation_backward(xp, og[0], outs[0], p.act_type, into=into[0], run=run)]
+
+
 defop("Activation", param=ActivationParam, deps="og,out", inplace=True, fwd_out="inplace", bwd_into="inplace",
-      fwd=lambda xp, p, x, out=None: actk.activation(xp, x, p.act_type, out=out),
-      bwd=lambda xp, p, og, ins, outs, need, into: [actk.activation_backward(xp, og[0], outs[0], p.act_type,
-                                                                             into=into[0])],
-      doc="Elementwise activation: relu, sigmoid, tanh, softrelu (softplus) or softsign.")
+      fwd=_act_fwd, bwd=_act_bwd, doc="Elementwise activation: relu, sigmoid, tanh, softrelu (softplus) or softsign.")
+register_numpy("Activation", _act_fwd, _act_bwd)
 
 
 class LeakyReLUParam(OpParam):
@@ -67,18 +72,18 @@ class _LeakyProperty(FunctionalProperty):
         return [ResourceRequest.RANDOM] if self.params.act_type == "rrelu" else []
 
 
-def _leaky_fwd(xp, p, op_ctx, x, gamma=None):
+def _leaky_fwd(xp, p, op_ctx, x, gamma=None, run=PLAIN):
     if p.act_type == "rrelu":
         rng = op_ctx.requested[0].get_random() if op_ctx.is_train else None
         return dropk.rrelu(xp, x, p.lower_bound, p.upper_bound, training=op_ctx.is_train, rng=rng)
-    return actk.leaky_relu(xp, x, p.act_type, p.slope, gamma)
+    return actk.leaky_relu(xp, x, p.act_type, p.slope, gamma, run=run)
 
 
-def _leaky_bwd(xp, p, og, ins, outs):
+def _leaky_bwd(xp, p, og, ins, outs, run=PLAIN):
     if p.act_type == "rrelu":
         return [dropk.rrelu_backward(xp, og[0], ins[0], outs[1])]
     gamma = ins[1] if p.act_type == "prelu" else None
-    gd, gg = actk.leaky_relu_backward(xp, og[0], ins[0], p.act_type, p.slope, gamma)
+    gd, gg = actk.leaky_relu_backward(xp, og[0], ins[0], p.act_type, p.slope, gamma, run=run)
     return [gd, gg] if p.act_type == "prelu" else [gd]
 
 
@@ -86,6 +91,7 @@ defop("LeakyReLU", param=LeakyReLUParam, base=_LeakyProperty, arguments=("data",
       args=lambda p: ["data", "gamma"] if p.act_type == "prelu" else ["data"], deps="og,in,out",
       fwd=_leaky_fwd, bwd=_leaky_bwd, doc="Leaky ReLU family: leaky, prelu (learned gamma), elu, selu, gelu, rrelu.",
       input_var_init={"gamma": '["Constant", {"value": 0.25}]'})  # MXNet's default init of a prelu gamma
+register_numpy("LeakyReLU", _leaky_fwd, _leaky_bwd)  # gelu's erf from scipy
 
 
 class SoftmaxParam(OpParam):

@@ -15,15 +15,13 @@ implementation, the ``var`` output holds the saved inverse std that backward rea
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import Optional
 
 from ..base import ADD_TO, NULL, Operator, OperatorProperty, assign
+from ..kernels import batch_norm as bnk
+from ..numpy_overrides import register_numpy
 from ..params import OpParam
 from ..registry import find_override, register_op
-
-# the kernels package re-exports functions under its modules' names: bind the modules
-bnk = import_module("..kernels.batch_norm", __package__)
 
 __all__ = ["BatchNormParam", "BatchNormProperty"]
 
@@ -112,3 +110,6 @@ class BatchNormProperty(OperatorProperty):
         backend = get_backend(ctx.device_type)
         return BatchNormOperator(self.params, backend.xp, find_override("BatchNorm", backend, bnk.batch_norm),
                                  find_override("BatchNorm.backward", backend, bnk.batch_norm_backward))
+
+
+register_numpy("BatchNorm", bnk.batch_norm, bnk.batch_norm_backward)  # BatchNormReLU finds them too

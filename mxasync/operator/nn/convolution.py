@@ -1,7 +1,8 @@
 """Convolution, Deconvolution (1-D/2-D/3-D, stride, pad, dilate, num_group) and Pooling.
 
-The kernels (``mxasync.operator.kernels``) are im2col + one batched matmul on
-BLAS, written against ``xp``, so numpy and CuPy both run them as they are.
+The kernels (``mxasync.operator.kernels``) are im2col + batched matmuls written against
+``xp``, so every backend runs them as they are; the numpy backend's overrides run them
+with its runner (its convolution layouts, BLAS and kernel threads), CuPy's with cuDNN.
 
 >>> from mxasync.operator import get_op
 >>> get_op("Convolution").prepare(kernel=(5, 5), num_filter=20).infer_shape([(1, 1, 28, 28), None, None])[1]
@@ -14,17 +15,16 @@ mxasync.base.MXAsyncError: Convolution: num_filter=-2: Input should be greater t
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import ClassVar, Literal, Optional
 
 from ..functional import FunctionalProperty, defop
+from ..kernels import pooling as poolk
+from ..kernels._runner import PLAIN
+from ..kernels.conv import convolution as convk
+from ..kernels.conv import deconvolution as deconvk
 from ..kernels.conv.im2col import conv_out_size, conv_params
+from ..numpy_overrides import register_numpy
 from ..params import Field, OpParam, Shape
-
-# the kernels package re-exports functions under its modules' names: bind the modules
-convk = import_module("..kernels.conv.convolution", __package__)
-deconvk = import_module("..kernels.conv.deconvolution", __package__)
-poolk = import_module("..kernels.pooling", __package__)
 
 __all__: list[str] = []
 
@@ -112,26 +112,27 @@ class _ConvProperty(FunctionalProperty):
         return [(d[0] or out[0], d[1]) + tuple(sp)]
 
 
-def _conv_fwd(xp, p, op_ctx, data, weight, bias=None, out=None):
-    # a training forward keeps its im2col columns for the backward that follows (bounded budget)
-    return convk.convolution(xp, data, weight, bias, out=out, keep=bool(op_ctx.is_train), **_conv_kw(p))
+def _conv_fwd(xp, p, op_ctx, data, weight, bias=None, out=None, run=PLAIN):
+    # a training forward may keep its im2col columns for the backward that follows (the numpy core does)
+    return convk.convolution(xp, data, weight, bias, out=out, keep=bool(op_ctx.is_train), run=run, **_conv_kw(p))
 
 
-def _conv_bwd(xp, p, og, ins, outs, need, into):
+def _conv_bwd(xp, p, og, ins, outs, need, into, run=PLAIN):
     # a gradient no one asked for (the data input of a first layer) is never computed
     need = list(need) + [False] * (3 - len(need))
     gd, gw, gb = convk.convolution_backward(xp, og[0], ins[0], ins[1], need_data_grad=need[0],
                                             need_weight_grad=need[1], need_bias_grad=need[2],
-                                            into=tuple(into) + (None,) * (3 - len(into)), **_conv_kw(p))
+                                            into=tuple(into) + (None,) * (3 - len(into)), run=run,
+                                            **_conv_kw(p))
     return [gd, gw] if p.no_bias else [gd, gw, gb]
 
 
-def _deconv_fwd(xp, p, data, weight, bias=None):
-    return deconvk.deconvolution(xp, data, weight, bias, **_conv_kw(p, True))
+def _deconv_fwd(xp, p, data, weight, bias=None, run=PLAIN):
+    return deconvk.deconvolution(xp, data, weight, bias, run=run, **_conv_kw(p, True))
 
 
-def _deconv_bwd(xp, p, og, ins, outs):
-    gd, gw, gb = deconvk.deconvolution_backward(xp, og[0], ins[0], ins[1], **_conv_kw(p, True))
+def _deconv_bwd(xp, p, og, ins, outs, run=PLAIN):
+    gd, gw, gb = deconvk.deconvolution_backward(xp, og[0], ins[0], ins[1], run=run, **_conv_kw(p, True))
     return [gd, gw] if p.no_bias else [gd, gw, gb]
 
 
@@ -146,6 +147,8 @@ defop("Convolution", param=ConvolutionParam, base=_ConvProperty, arguments=("dat
 defop("Deconvolution", param=DeconvolutionParam, base=_ConvProperty, arguments=("data", "weight", "bias"),
       args=_args, deps="og,in", fwd=_deconv_fwd, bwd=_deconv_bwd, deconv=True,
       doc="Transposed convolution; weight is (C, F/g, *kernel); ``target_shape`` sets pad/adj as in MXNet.")
+register_numpy("Convolution", _conv_fwd, _conv_bwd)
+register_numpy("Deconvolution", _deconv_fwd, _deconv_bwd)
 
 
 class PoolingParam(OpParam):
@@ -200,8 +203,15 @@ class _PoolProperty(FunctionalProperty):
         return [d], [tuple(d[:2]) + osp], []
 
 
+def _pool_fwd(xp, p, x, out=None, run=PLAIN):
+    return poolk.pooling(xp, x, into=out, run=run, **_pool_kw(p))
+
+
+def _pool_bwd(xp, p, og, ins, outs, need, into, run=PLAIN):
+    return [poolk.pooling_backward(xp, og[0], ins[0], out=outs[0], into=into[0], run=run, **_pool_kw(p))]
+
+
 defop("Pooling", param=PoolingParam, base=_PoolProperty, deps="og,in,out", aliases=("Pooling_v1",),
-      fwd=lambda xp, p, x, out=None: poolk.pooling(xp, x, into=out, **_pool_kw(p)), fwd_out=True, bwd_into=True,
-      bwd=lambda xp, p, og, ins, outs, need, into: [
-          poolk.pooling_backward(xp, og[0], ins[0], out=outs[0], into=into[0], **_pool_kw(p))],
+      fwd=_pool_fwd, fwd_out=True, bwd_into=True, bwd=_pool_bwd,
       doc="Max/avg/sum/lp pooling over 1 to 3 spatial axes; global_pool, 'valid'/'full'/'same' conventions.")
+register_numpy("Pooling", _pool_fwd, _pool_bwd)

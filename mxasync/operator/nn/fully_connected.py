@@ -11,15 +11,12 @@ mxasync.base.MXAsyncError: FullyConnected(fc1): weight has shape (3, 7) but data
 
 from __future__ import annotations
 
-from importlib import import_module
-
 from .._util import prod
 from ..functional import FunctionalProperty, defop
+from ..kernels import fully_connected as fck
+from ..kernels._runner import PLAIN
+from ..numpy_overrides import register_numpy
 from ..params import Field, OpParam
-
-# the kernels package re-exports functions under its modules' names: bind the modules
-fck = import_module("..kernels.fully_connected", __package__)
-_matmul_for = import_module("..kernels._util", __package__).matmul_for
 
 __all__: list[str] = []
 
@@ -60,18 +57,18 @@ class _FCProperty(FunctionalProperty):
         return [lead + rest]
 
 
-def _fc_fwd(xp, p, data, weight, bias=None, out=None):
+def _fc_fwd(xp, p, data, weight, bias=None, out=None, run=PLAIN):
     return fck.fully_connected(xp, data, weight, bias, num_hidden=p.num_hidden, no_bias=p.no_bias, flatten=p.flatten,
-                               out=out)
+                               out=out, run=run)
 
 
-def _fc_bwd(xp, p, og, ins, outs, need, into):
+def _fc_bwd(xp, p, og, ins, outs, need, into, run=PLAIN):
     # gradients no one asked for (the data input of a first layer) are never computed
     need = list(need) + [False] * (3 - len(need))
     gd, gw, gb = fck.fully_connected_backward(xp, og[0], ins[0], ins[1], num_hidden=p.num_hidden,
                                               no_bias=p.no_bias, flatten=p.flatten, need_data_grad=need[0],
                                               need_weight_grad=need[1], need_bias_grad=need[2],
-                                              into=tuple(into) + (None,) * (3 - len(into)))
+                                              into=tuple(into) + (None,) * (3 - len(into)), run=run)
     return [gd, gw] if p.no_bias else [gd, gw, gb]
 
 
@@ -98,6 +95,7 @@ defop("FullyConnected", param=FullyConnectedParam, base=_FCProperty, arguments=(
       args=lambda p: ["data", "weight"] if p.no_bias else ["data", "weight", "bias"], deps="og,in",
       fwd=_fc_fwd, bwd=_fc_bwd, fwd_out=True, bwd_into=True, recorded_gradient=_fc_gradient,
       doc="``out = dot(data, weight.T) + bias`` (data flattened to 2-D unless flatten=False).")
+register_numpy("FullyConnected", _fc_fwd, _fc_bwd)
 
 
 class DotParam(OpParam):
@@ -141,24 +139,23 @@ class _DotProperty(FunctionalProperty):
         return [a, b], [out or (1,)], []
 
 
-def _dot_fwd(xp, p, a, b):
+def _dot_fwd(xp, p, a, b, run=PLAIN):
     a2 = xp.transpose(a) if p.transpose_a else a
     b2 = xp.transpose(b) if p.transpose_b else b
     if a2.ndim == 2 and b2.ndim == 2:
-        return _matmul_for(xp)(a2, b2)
+        return run.matmul(xp, a2, b2)
     y = xp.tensordot(a2, b2, axes=1)
     return y.reshape(1) if y.ndim == 0 else y
 
 
-def _dot_bwd(xp, p, og, ins, outs):
+def _dot_bwd(xp, p, og, ins, outs, run=PLAIN):
     a, b = ins
     a2 = xp.transpose(a) if p.transpose_a else a
     b2 = xp.transpose(b) if p.transpose_b else b
     g = og[0].reshape(a2.shape[:-1] + b2.shape[1:])
     na, nb = a2.ndim - 1, b2.ndim - 1
     if na == 1 and nb == 1:
-        mm = _matmul_for(xp)
-        ga2, gb2 = mm(g, b2.T), mm(a2.T, g)
+        ga2, gb2 = run.matmul(xp, g, b2.T), run.matmul(xp, a2.T, g)
         return [xp.transpose(ga2) if p.transpose_a else ga2, xp.transpose(gb2) if p.transpose_b else gb2]
     ga2 = xp.tensordot(g, b2, axes=(tuple(range(na, na + nb)), tuple(range(1, nb + 1))))
     gb2 = xp.tensordot(a2, g, axes=(tuple(range(na)), tuple(range(na))))
@@ -181,21 +178,22 @@ def _dot_gradient(nd, prop, og, ins, outs):
 defop("dot", param=DotParam, base=_DotProperty, arguments=("lhs", "rhs"), deps="og,in", fwd=_dot_fwd, bwd=_dot_bwd,
       recorded_gradient=_dot_gradient,
       doc="Dot product: the last axis of lhs with the first axis of rhs (after optional transposes).")
+register_numpy("dot", _dot_fwd, _dot_bwd)
 
 
-def _bdot_fwd(xp, p, a, b):
-    return _matmul_for(xp)(_t(a, p.transpose_a, True), _t(b, p.transpose_b, True))
+def _bdot_fwd(xp, p, a, b, run=PLAIN):
+    return run.matmul(xp, _t(a, p.transpose_a, True), _t(b, p.transpose_b, True))
 
 
-def _bdot_bwd(xp, p, og, ins, outs):
+def _bdot_bwd(xp, p, og, ins, outs, run=PLAIN):
     a, b = ins
     g = og[0]
     a2, b2 = _t(a, p.transpose_a, True), _t(b, p.transpose_b, True)
-    mm = _matmul_for(xp)
-    ga2 = mm(g, b2.swapaxes(-1, -2))
-    gb2 = mm(a2.swapaxes(-1, -2), g)
+    ga2 = run.matmul(xp, g, b2.swapaxes(-1, -2))
+    gb2 = run.matmul(xp, a2.swapaxes(-1, -2), g)
     return [_t(ga2, p.transpose_a, True), _t(gb2, p.transpose_b, True)]
 
 
 defop("batch_dot", param=DotParam, base=_DotProperty, arguments=("lhs", "rhs"), deps="og,in", batch=True,
       fwd=_bdot_fwd, bwd=_bdot_bwd, doc="Batched matrix product of (B, M, K) and (B, K, N) arrays.")
+register_numpy("batch_dot", _bdot_fwd, _bdot_bwd)

@@ -26,14 +26,16 @@ back-propagation through time in the same vectorised form.
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
 from pydantic import Field
 
 from ...runtime.resource import ResourceRequest
 from ..functional import FunctionalProperty, defop
-from ..kernels._util import matmul_for
+from ..kernels._runner import PLAIN
 from ..kernels.dropout import dropout
+from ..numpy_overrides import register_numpy
 from ..params import OpParam
 
 __all__ = ["RNNParam", "rnn_param_size"]
@@ -183,15 +185,15 @@ def _clip_cell(xp, p, c):
     return xp.minimum(xp.maximum(c, lo), hi), mask
 
 
-def _mm(xp, a, b):
+def _mm(xp, run, a, b):
     """``a @ b`` where ``a`` has few rows (the batch) and ``b`` is large, on the engine's BLAS (numpy's own,
     with its spinning pool threads, takes 10x longer on 2 busy cores), computed as ``(b.T @ a.T).T``:
     OpenBLAS runs that form about 1.5-2x faster for (20, 800) @ (800, 3200) (its small-M path splits the
     work poorly); the result is a transposed view, which the elementwise steps that follow take as it is."""
-    return matmul_for(xp)(b.T, a.T).T
+    return run.matmul(xp, b.T, a.T).T
 
 
-def _run_direction(xp, p, xw, wh, bh, h, c, reverse, whr=None, keep=True):
+def _run_direction(xp, p, xw, wh, bh, h, c, reverse, whr=None, keep=True, run=PLAIN):
     """One direction of one layer. ``xw``: the input projections (T, N, G*H) with b_i2h added; ``whr``
     the LSTMP projection. Returns the outputs (T, N, H or P), the final h (or r) and c, and what
     backward needs (an empty list when ``keep`` is False: a forward pass alone keeps nothing)."""
@@ -204,7 +206,7 @@ def _run_direction(xp, p, xw, wh, bh, h, c, reverse, whr=None, keep=True):
     if mode != "gru":
         xw = xw + bh  # b_h2h joins the input projection once (GRU keeps it apart: r gates W_hn h + b_hn)
     for t in order:
-        hw = _mm(xp, h, wh_t)
+        hw = _mm(xp, run, h, wh_t)
         if mode == "lstm":
             hw += xw[t]
             gates = _sigmoid(xp, hw)  # i, f, o; the g quarter is overwritten with its tanh
@@ -216,7 +218,7 @@ def _run_direction(xp, p, xw, wh, bh, h, c, reverse, whr=None, keep=True):
             tc = xp.tanh(c_new)
             h_new = hp = o * tc
             if whr is not None:
-                h_new = _mm(xp, hp, whr.T)
+                h_new = _mm(xp, run, hp, whr.T)
             if keep:
                 cache.append((t, h, c, i, f, g, o, tc, hp, mask))
             c = c_new
@@ -239,7 +241,7 @@ def _run_direction(xp, p, xw, wh, bh, h, c, reverse, whr=None, keep=True):
     return y, h, c, cache
 
 
-def _back_direction(xp, mode, wx_shape, wh, cache, dy, dh, dc, whr=None):
+def _back_direction(xp, mode, wx_shape, wh, cache, dy, dh, dc, whr=None, run=PLAIN):
     """BPTT of one direction: returns d(xw) (T, N, G*H), dWh, dbh, the gradients of the initial h, c
     and dWhr (None without a projection)."""
     steps = dy.shape[0]
@@ -256,7 +258,7 @@ def _back_direction(xp, mode, wx_shape, wh, cache, dy, dh, dc, whr=None):
             _, _, c_prev, i, f, g, o, tc, hp, mask = entry
             if whr is not None:
                 g_hs[t], hps[t] = g_h, hp
-                g_h = _mm(xp, g_h, whr)
+                g_h = _mm(xp, run, g_h, whr)
             d_o = g_h * tc
             g_c = g_h * o * (1 - tc * tc) + dc
             if mask is not None:
@@ -284,9 +286,9 @@ def _back_direction(xp, mode, wx_shape, wh, cache, dy, dh, dc, whr=None):
             dhw = d_pre
             dh_direct = 0
         h_prevs[t] = h_prev
-        dh = _mm(xp, dhw, wh) + dh_direct
+        dh = _mm(xp, run, dhw, wh) + dh_direct
     flat = dhws.reshape(-1, dhws.shape[2])
-    mm = matmul_for(xp)
+    mm = functools.partial(run.matmul, xp)
     dwh = mm(flat.T, h_prevs.reshape(-1, h_prevs.shape[2])) if cache else xp.zeros_like(wh)
     dbh = flat.sum(axis=0)
     dwhr = mm(g_hs.reshape(-1, g_hs.shape[2]).T, hps.reshape(-1, hps.shape[2])) if whr is not None else None
@@ -309,16 +311,16 @@ def _size(shape):
     return n
 
 
-def _project(xp, x, w, b=None):
+def _project(xp, x, w, b=None, run=PLAIN):
     """``x @ w.T (+ b)`` for (T, N, K) ``x`` as one (T*N, K) matrix product: numpy's matmul would run T
     small products one after the other (18x slower at T=30, N=20)."""
-    y = matmul_for(xp)(x.reshape(-1, x.shape[-1]), w.T)
+    y = run.matmul(xp, x.reshape(-1, x.shape[-1]), w.T)
     if b is not None:
         y += b
     return y.reshape(x.shape[:-1] + (w.shape[0],))
 
 
-def _forward_all(xp, p, data, params_vec, h0, c0, masks, keep=True):
+def _forward_all(xp, p, data, params_vec, h0, c0, masks, keep=True, run=PLAIN):
     """The whole stack; returns the output, final states, and per (layer, dir) the caches and inputs
     (none when ``keep`` is False)."""
     dirs = 2 if p.bidirectional else 1
@@ -332,9 +334,9 @@ def _forward_all(xp, p, data, params_vec, h0, c0, masks, keep=True):
         for d in range(dirs):
             k = layer * dirs + d
             wx, wh, bx, bh, whr = weights[k]
-            xw = _project(xp, x, wx, bx)
+            xw = _project(xp, x, wx, bx, run=run)
             c_init = c0[k] if c0 is not None else None
-            y, h, c, cache = _run_direction(xp, p, xw, wh, bh, h0[k], c_init, d == 1, whr, keep)
+            y, h, c, cache = _run_direction(xp, p, xw, wh, bh, h0[k], c_init, d == 1, whr, keep, run)
             outs.append(y)
             hy.append(h)
             cy.append(c)
@@ -355,9 +357,9 @@ def _masks(xp, p, op_ctx, data):
     return dropout(xp, xp.ones(shape, dtype=data.dtype), p.p, rng=rng)[1]
 
 
-def _rnn_fwd(xp, p, op_ctx, data, params_vec, h0, c0=None):
+def _rnn_fwd(xp, p, op_ctx, data, params_vec, h0, c0=None, run=PLAIN):
     masks = _masks(xp, p, op_ctx, data)
-    out, hy, cy, _, _ = _forward_all(xp, p, data, params_vec, h0, c0, masks, keep=False)
+    out, hy, cy, _, _ = _forward_all(xp, p, data, params_vec, h0, c0, masks, keep=False, run=run)
     results = [out]
     if p.state_outputs:
         results.append(xp.stack(hy))
@@ -368,11 +370,11 @@ def _rnn_fwd(xp, p, op_ctx, data, params_vec, h0, c0=None):
     return tuple(results) if len(results) > 1 else out
 
 
-def _rnn_bwd(xp, p, og, ins, outs):
+def _rnn_bwd(xp, p, og, ins, outs, run=PLAIN):
     data, params_vec, h0 = ins[0], ins[1], ins[2]
     c0 = ins[3] if p.mode == "lstm" else None
     masks = outs[-1] if (p.p > 0 and p.num_layers > 1) else None
-    _, _, _, record, weights = _forward_all(xp, p, data, params_vec, h0, c0, masks)
+    _, _, _, record, weights = _forward_all(xp, p, data, params_vec, h0, c0, masks, run=run)
     dirs = 2 if p.bidirectional else 1
     hidden = _width(p)
     dhy = og[1] if p.state_outputs else None
@@ -381,7 +383,7 @@ def _rnn_bwd(xp, p, og, ins, outs):
     dh0 = xp.zeros_like(h0)
     dc0 = xp.zeros_like(c0) if p.mode == "lstm" else None
     dy = og[0]
-    mm = matmul_for(xp)
+    mm = functools.partial(run.matmul, xp)
     for layer in range(p.num_layers - 1, -1, -1):
         dx = None
         for d in range(dirs):
@@ -392,7 +394,7 @@ def _rnn_bwd(xp, p, og, ins, outs):
             dh = dhy[k] if dhy is not None else xp.zeros_like(h0[k])
             dc = dcy[k] if dcy is not None else (xp.zeros_like(c0[k]) if p.mode == "lstm" else None)
             dxw, dwh, dbh, dh_init, dc_init, dwhr = _back_direction(xp, p.mode, wx.shape, wh, cache, dy_dir, dh, dc,
-                                                                    whr)
+                                                                    whr, run)
             flat = dxw.reshape(-1, dxw.shape[2])
             grads[k] = (mm(flat.T, x.reshape(-1, x.shape[2])), dwh, flat.sum(axis=0), dbh) + (
                 (dwhr,) if whr is not None else ())
@@ -419,3 +421,4 @@ defop("RNN", param=RNNParam, base=_RNNProperty, arguments=("data", "parameters",
       doc="A fused stack of recurrent layers (rnn_relu, rnn_tanh, lstm, gru) over (T, N, I) data with one flat "
           "parameter vector (cuDNN's layout), optional bidirectional layers, dropout between layers and the "
           "final states as extra outputs.")
+register_numpy("RNN", _rnn_fwd, _rnn_bwd)  # its GEMMs on the engine's BLAS

@@ -7,13 +7,13 @@
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import Literal
 
 from ..functional import FunctionalProperty, defop
+from ..kernels._runner import PLAIN
+from ..kernels.conv import deconvolution as deconvk
+from ..numpy_overrides import register_numpy
 from ..params import Field, OpParam
-
-deconvk = import_module("..kernels.conv.deconvolution", __package__)
 
 __all__ = ["UpSamplingParam"]
 
@@ -75,10 +75,10 @@ def _nearest(xp, x, oh, ow):
     return xp.repeat(xp.repeat(x, sh, axis=2), sw, axis=3)
 
 
-def _upsampling(xp, p, *ins):
+def _upsampling(xp, p, *ins, run=PLAIN):
     if p.sample_type == "bilinear":
         data, weight = ins
-        return deconvk.deconvolution(xp, data, weight, None, **_bilinear_kw(p, data.shape[1]))
+        return deconvk.deconvolution(xp, data, weight, None, run=run, **_bilinear_kw(p, data.shape[1]))
     oh, ow = ins[0].shape[2] * p.scale, ins[0].shape[3] * p.scale
     ups = [_nearest(xp, x, oh, ow) for x in ins]
     if p.multi_input_mode == "sum":
@@ -89,11 +89,11 @@ def _upsampling(xp, p, *ins):
     return ups[0] if len(ups) == 1 else xp.concatenate(ups, axis=1)
 
 
-def _upsampling_bwd(xp, p, og, ins, outs):
+def _upsampling_bwd(xp, p, og, ins, outs, run=PLAIN):
     g = og[0]
     if p.sample_type == "bilinear":
         data, weight = ins
-        gd, gw, _ = deconvk.deconvolution_backward(xp, g, data, weight, **_bilinear_kw(p, data.shape[1]))
+        gd, gw, _ = deconvk.deconvolution_backward(xp, g, data, weight, run=run, **_bilinear_kw(p, data.shape[1]))
         return [gd, gw]
     grads, c0 = [], 0
     for x in ins:
@@ -110,3 +110,4 @@ defop("UpSampling", param=UpSamplingParam, base=_UpSamplingProperty, arguments=(
       doc="Upsample (N, C, H, W) inputs by ``scale``: 'nearest' repeats pixels (several inputs are brought to "
           "the first one's output size, then concatenated or summed); 'bilinear' is a per-channel "
           "Deconvolution with a learned ``weight`` of (C, 1, 2*scale - scale%2, same).")
+register_numpy("UpSampling", _upsampling, _upsampling_bwd)

@@ -71,7 +71,7 @@ def _index_grad(xp, p, og, ins, outs):
     g = xp.zeros(a.shape, a.dtype)
     key = decode_key(p.key, idx)
     if idx:
-        (np.add.at if xp is np else xp.add.at)(g, key, og[0])
+        xp.add.at(g, key, og[0])
     else:
         g[key] = og[0]
     return [g] + [None] * len(idx)

@@ -348,15 +348,14 @@ def _take_grad(xp, p, og, ins, outs):
         n = a.size
         i = xp.clip(i, 0, n - 1) if p.mode == "clip" else i % max(n, 1)
         flat = g.reshape(-1)
-        np.add.at(flat, i.reshape(-1), og[0].reshape(-1)) if xp is np else xp.add.at(flat, i.reshape(-1),
-                                                                                      og[0].reshape(-1))
+        xp.add.at(flat, i.reshape(-1), og[0].reshape(-1))
         return [flat.reshape(a.shape), None]
     ax = p.axis % a.ndim
     n = a.shape[ax]
     i = xp.clip(i, 0, n - 1) if p.mode == "clip" else i % max(n, 1)
     gm = xp.moveaxis(g, ax, 0)
     ogm = xp.moveaxis(og[0], tuple(range(ax, ax + i.ndim)), tuple(range(i.ndim)))
-    (np.add.at if xp is np else xp.add.at)(gm, i, ogm)
+    xp.add.at(gm, i, ogm)
     return [g, None]
 
 

@@ -170,9 +170,9 @@ def _mvn(xp, p, rng, mean, cov):
     k = mean.shape[-1]
     batch = np.broadcast_shapes(mean.shape[:-1], cov.shape[:-2])
     shape = tuple(p.size or ()) + batch + (k,)
-    chol = np.linalg.cholesky(np.asarray(cov, np.float64) + 0 * np.eye(k)) if xp is np else xp.linalg.cholesky(cov)
+    chol = xp.linalg.cholesky(xp.asarray(cov, xp.float64) + 0 * xp.eye(k))
     z = rng.standard_normal(shape)
-    return (mean + np.einsum("...ij,...j->...i", chol, z)).astype(mean.dtype)
+    return (mean + xp.einsum("...ij,...j->...i", chol, z)).astype(mean.dtype)
 
 
 npop("_npi_random_multivariate_normal", _mvn, arguments=("mean", "cov"), random=True, stand_in="eye",

@@ -35,6 +35,8 @@ from pydantic import BeforeValidator
 
 from ..base import WRITE_INPLACE, WRITE_TO, Operator, OperatorProperty, assign
 from ..kernels import optimizer as _k
+from ..kernels._runner import PLAIN
+from ..numpy_overrides import register_numpy
 from ..params import Field, OpParam
 from ..registry import find_override, register_op
 from .grouped import ListKernelOperator
@@ -66,7 +68,8 @@ class MultiSGDMomParam(MultiSGDParam):
     momentum: float = 0.0
 
 
-def update_groups(xp, p, in_data: list, req: list, out_data: list, per: int, mom: bool, mp: bool, lrs, wds) -> None:
+def update_groups(xp, p, in_data: list, req: list, out_data: list, per: int, mom: bool, mp: bool, lrs, wds,
+                  run=PLAIN) -> None:
     """One SGD (momentum) step per group ``weight, grad[, mom][, weight32]`` (the single-weight kernels, run
     block by block on the weight itself when its output is the weight); with ``mp`` on the float32 master
     ``weight32`` (updated in place), the output being it cast to the weight's dtype."""
@@ -77,21 +80,21 @@ def update_groups(xp, p, in_data: list, req: list, out_data: list, per: int, mom
         in_place = o is w and (r == WRITE_TO or r == WRITE_INPLACE)
         target = group[-1] if mp else w if in_place else w.copy()
         if mom:
-            _k.sgd_mom_update(xp, target, g, group[2], lrs[i], momentum, wds[i], rescale, clip)
+            _k.sgd_mom_update(xp, target, g, group[2], lrs[i], momentum, wds[i], rescale, clip, run=run)
         else:
-            _k.sgd_update(xp, target, g, lrs[i], wds[i], rescale, clip)
+            _k.sgd_update(xp, target, g, lrs[i], wds[i], rescale, clip, run=run)
         if target is not o:
             assign(o, r, target.astype(w.dtype) if mp else target)
 
 
-def multi_sgd_update(xp, p: MultiSGDParam, in_data: list, req: list, out_data: list) -> None:
+def multi_sgd_update(xp, p: MultiSGDParam, in_data: list, req: list, out_data: list, run=PLAIN) -> None:
     """The generic kernel: each weight updated in place when its output is the weight itself."""
-    update_groups(xp, p, in_data, req, out_data, 2, False, False, p.lrs, p.wds)
+    update_groups(xp, p, in_data, req, out_data, 2, False, False, p.lrs, p.wds, run)
 
 
-def multi_sgd_mom_update(xp, p: MultiSGDMomParam, in_data: list, req: list, out_data: list) -> None:
+def multi_sgd_mom_update(xp, p: MultiSGDMomParam, in_data: list, req: list, out_data: list, run=PLAIN) -> None:
     """The generic kernel: moms always in place; each weight in place when its output is the weight."""
-    update_groups(xp, p, in_data, req, out_data, 3, True, False, p.lrs, p.wds)
+    update_groups(xp, p, in_data, req, out_data, 3, True, False, p.lrs, p.wds, run)
 
 
 class _MultiUpdateProperty(OperatorProperty):
@@ -178,3 +181,7 @@ class MultiSGDMomProperty(_MultiUpdateProperty):
     per = 3
     names = ("weight", "grad", "mom")
     kernel = staticmethod(multi_sgd_mom_update)
+
+
+register_numpy("multi_sgd_update", multi_sgd_update)
+register_numpy("multi_sgd_mom_update", multi_sgd_mom_update)

@@ -24,6 +24,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..kernels._runner import PLAIN
+from ..numpy_overrides import register_numpy
 from ..params import Field, OpParam
 from ..registry import register_op
 from .multi_sgd import MultiSGDMomParam, MultiSGDParam, _MultiUpdateProperty, update_groups
@@ -94,13 +96,13 @@ class _FormProperty(_MultiUpdateProperty):
         return ins, outs, []
 
     @classmethod
-    def kernel(cls, xp, p, in_data, req, out_data):
+    def kernel(cls, xp, p, in_data, req, out_data, run=PLAIN):
         if cls.preloaded:
             lrs, wds = _host(in_data[-2]), _host(in_data[-1])
             in_data = in_data[:-2]
         else:
             lrs, wds = p.lrs, p.wds
-        update_groups(xp, p, in_data, req, out_data, cls.per, cls.mom, cls.mp, lrs, wds)
+        update_groups(xp, p, in_data, req, out_data, cls.per, cls.mom, cls.mp, lrs, wds, run)
 
 
 _FORMS = {
@@ -123,3 +125,4 @@ for _name, (_param, _names, _mom, _mp, _pre) in _FORMS.items():
     _cls = type(_name.title().replace("_", "") + "Property", (_FormProperty,),
                 dict(per=len(_names), names=_names, mom=_mom, mp=_mp, preloaded=_pre, __module__=__name__))
     register_op(_name, param=_param, doc=_doc)(_cls)
+    register_numpy(_name, _cls.kernel)

@@ -22,6 +22,8 @@ from typing import ClassVar
 
 from ..functional import FunctionalProperty, defop
 from ..kernels import optimizer as _k
+from ..kernels._runner import PLAIN
+from ..numpy_overrides import register_numpy
 from ..params import OpParam
 
 __all__: list[str] = []
@@ -100,47 +102,47 @@ def _target(w, out):
     return out
 
 
-def _sgd(xp, p, w, g, out=None):
+def _sgd(xp, p, w, g, out=None, run=PLAIN):
     w = _target(w, out)
-    _k.sgd_update(xp, w, g, p.lr, p.wd, p.rescale_grad, p.clip_gradient)
+    _k.sgd_update(xp, w, g, p.lr, p.wd, p.rescale_grad, p.clip_gradient, run=run)
     return w
 
 
-def _sgd_mom(xp, p, w, g, mom, out=None):
+def _sgd_mom(xp, p, w, g, mom, out=None, run=PLAIN):
     w = _target(w, out)
-    _k.sgd_mom_update(xp, w, g, mom, p.lr, p.momentum, p.wd, p.rescale_grad, p.clip_gradient)
+    _k.sgd_mom_update(xp, w, g, mom, p.lr, p.momentum, p.wd, p.rescale_grad, p.clip_gradient, run=run)
     return w
 
 
-def _adam(xp, p, w, g, mean, var, out=None):
+def _adam(xp, p, w, g, mean, var, out=None, run=PLAIN):
     w = _target(w, out)
-    _k.adam_update(xp, w, g, mean, var, p.lr, p.beta1, p.beta2, p.epsilon, p.wd, p.rescale_grad, p.clip_gradient)
+    _k.adam_update(xp, w, g, mean, var, p.lr, p.beta1, p.beta2, p.epsilon, p.wd, p.rescale_grad, p.clip_gradient, run=run)
     return w
 
 
-def _rmsprop(xp, p, w, g, n, out=None):
+def _rmsprop(xp, p, w, g, n, out=None, run=PLAIN):
     w = _target(w, out)
     _k.rmsprop_update(xp, w, g, n, p.lr, p.gamma1, p.epsilon, p.wd, p.rescale_grad, p.clip_gradient,
-                      p.clip_weights)
+                      p.clip_weights, run=run)
     return w
 
 
-def _nag(xp, p, w, g, mom, out=None):
+def _nag(xp, p, w, g, mom, out=None, run=PLAIN):
     w = _target(w, out)
-    _k.nag_mom_update(xp, w, g, mom, p.lr, p.momentum, p.wd, p.rescale_grad, p.clip_gradient)
+    _k.nag_mom_update(xp, w, g, mom, p.lr, p.momentum, p.wd, p.rescale_grad, p.clip_gradient, run=run)
     return w
 
 
-def _adagrad(xp, p, w, g, history, out=None):
+def _adagrad(xp, p, w, g, history, out=None, run=PLAIN):
     w = _target(w, out)
-    _k.adagrad_update(xp, w, g, history, p.lr, p.epsilon, p.wd, p.rescale_grad, p.clip_gradient)
+    _k.adagrad_update(xp, w, g, history, p.lr, p.epsilon, p.wd, p.rescale_grad, p.clip_gradient, run=run)
     return w
 
 
-def _rmspropalex(xp, p, w, g, n, gbar, delta, out=None):
+def _rmspropalex(xp, p, w, g, n, gbar, delta, out=None, run=PLAIN):
     w = _target(w, out)
     _k.rmspropalex_update(xp, w, g, n, gbar, delta, p.lr, p.gamma1, p.gamma2, p.epsilon, p.wd,
-                          p.rescale_grad, p.clip_gradient, p.clip_weights)
+                          p.rescale_grad, p.clip_gradient, p.clip_weights, run=run)
     return w
 
 
@@ -160,3 +162,7 @@ defop("_sparse_adagrad_update", param=AdaGradParam, base=_UpdateProperty, argume
 defop("rmspropalex_update", param=RMSPropAlexParam, base=_UpdateProperty,
       arguments=("weight", "grad", "n", "g", "delta"), mutates=(2, 3, 4), fwd=_rmspropalex, fwd_out="inplace",
       doc="Centred RMSProp (Graves 2013); ``n``, ``g`` and ``delta`` are updated in place.")
+for _name, _fwd in (("sgd_update", _sgd), ("sgd_mom_update", _sgd_mom), ("adam_update", _adam),
+                    ("rmsprop_update", _rmsprop), ("nag_mom_update", _nag), ("_sparse_adagrad_update", _adagrad),
+                    ("rmspropalex_update", _rmspropalex)):
+    register_numpy(_name, _fwd)  # block by block over cache-sized slices, on the kernel threads when big

@@ -10,7 +10,6 @@ resource; the gradient with respect to ``data`` is zero (its values are not used
 
 from __future__ import annotations
 
-import numpy as np
 from pydantic import Field, create_model
 
 from ...runtime.resource import ResourceRequest
@@ -74,7 +73,7 @@ def _shuffle(xp, p, op_ctx, data):
     if data.ndim == 0 or data.shape[0] < 2:
         return data.copy()
     perm = _rng(op_ctx).permutation(data.shape[0])
-    return data[xp.asarray(perm) if xp is not np else perm]
+    return data[xp.asarray(perm)]
 
 
 defop("_shuffle", param=NoParam, base=_LikeProperty, wants_ctx=True, deps="og", fwd_res=(ResourceRequest.RANDOM,),

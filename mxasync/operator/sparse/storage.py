@@ -114,13 +114,17 @@ class SparseStore:
 
 _NAMESPACES: dict = {}
 
+#: the sparse-matrix library of each array library, by the namespace's module name (a namespace
+#: named otherwise, a plugin's wrapper of numpy say, is taken to hold numpy-compatible arrays)
+_SPARSE_MODULES = {"numpy": "scipy.sparse", "cupy": "cupyx.scipy.sparse"}
+
 
 def sparse_namespace(xp):
     """The sparse-matrix module matching array namespace ``xp`` (``scipy.sparse`` for numpy,
     ``cupyx.scipy.sparse`` for CuPy), imported the first time it is needed."""
     ns = _NAMESPACES.get(xp)
     if ns is None:
-        name = "scipy.sparse" if xp is np else "cupyx.scipy.sparse"
+        name = _SPARSE_MODULES.get(getattr(xp, "__name__", ""), "scipy.sparse")
         try:
             ns = importlib.import_module(name)
         except ImportError as e:
@@ -166,7 +170,7 @@ def to_dense(xp, v: SparseValue, out=None):
         return out
     rows = xp.repeat(xp.arange(v.shape[0]), xp.diff(v.indptr).astype(IDX))
     if rows.shape[0]:
-        xp.add.at(out, (rows, v.indices), v.data) if xp is np else out.__setitem__((rows, v.indices), v.data)
+        xp.add.at(out, (rows, v.indices), v.data)  # duplicate entries of a non-canonical csr add up
     return out
 
 

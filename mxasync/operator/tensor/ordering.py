@@ -21,8 +21,6 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-import numpy as np
-
 from .._util import prod
 from ..functional import FunctionalProperty, defop
 from ..params import DType, OpParam
@@ -72,19 +70,19 @@ def _first_k(xp, xl, k: int, ascend: bool):
     partition finds each row's k-th value, the rows keep what lies before it and the first (by position)
     of its ties, and only those k are sorted. None where this does not pay (short rows, large k, NaNs)."""
     n = xl.shape[-1]
-    if xp is not np or n < 4096 or k * 8 > n or (xl.dtype.kind == "f" and np.isnan(xl).any()):
+    if n < 4096 or k * 8 > n or (xl.dtype.kind == "f" and bool(xp.isnan(xl).any())):
         return None
     rows = xl.reshape(-1, n)
     kth = k - 1 if ascend else n - k
-    v = np.partition(rows, kth, axis=-1)[:, kth:kth + 1]
+    v = xp.partition(rows, kth, axis=-1)[:, kth:kth + 1]
     before = rows < v if ascend else rows > v
     tie = rows == v
     room = k - before.sum(axis=-1, keepdims=True)  # how many of the ties make it
-    keep = before | (tie & (np.cumsum(tie, axis=-1) <= room))
-    cand = np.nonzero(keep)[1].reshape(rows.shape[0], k)  # k positions per row, in position order
-    vals = np.take_along_axis(rows, cand, axis=-1)
-    order = stable_order(np, vals, ascend)  # ties stay in position order, as in the full sort
-    return np.take_along_axis(cand, order, axis=-1).reshape(xl.shape[:-1] + (k,))
+    keep = before | (tie & (xp.cumsum(tie, axis=-1) <= room))
+    cand = xp.nonzero(keep)[1].reshape(rows.shape[0], k)  # k positions per row, in position order
+    vals = xp.take_along_axis(rows, cand, axis=-1)
+    order = stable_order(xp, vals, ascend)  # ties stay in position order, as in the full sort
+    return xp.take_along_axis(cand, order, axis=-1).reshape(xl.shape[:-1] + (k,))
 
 
 def _sorted(xp, x, axis, ascend, k=None):

@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
 import pytest
 
-from mxasync.operator.kernels import col2im, convolution, convolution_backward, im2col
-from mxasync.operator.kernels.conv import _core as _conv_core
+from mxasync.backends.numpy.kernels.conv import _core as _conv_core
+from mxasync.backends.numpy.kernels.runner import NUMPY
+from mxasync.operator.kernels._runner import PLAIN
+from mxasync.operator.kernels.conv import convolution as _conv
+from mxasync.operator.kernels.conv.im2col import col2im, im2col
+
+# the numpy backend's override: the kernels with its runner (layouts, BLAS, kernel threads)
+convolution = functools.partial(_conv.convolution, run=NUMPY)
+convolution_backward = functools.partial(_conv.convolution_backward, run=NUMPY)
+RUNNERS = {"plain": PLAIN, "numpy": NUMPY}  # what every backend runs; what the numpy backend's overrides run
+
+
+@pytest.fixture(params=list(RUNNERS))
+def conv(request):
+    """The forward and backward kernels with one runner."""
+    run = RUNNERS[request.param]
+    return functools.partial(_conv.convolution, run=run), functools.partial(_conv.convolution_backward, run=run)
 
 # (data shape, num_filter, kernel, stride, dilate, pad, num_group)
 CASES = [
@@ -59,7 +75,8 @@ def _make(rng, case, dtype):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_forward_matches_loops(case, dtype, rng, check):
+def test_forward_matches_loops(case, dtype, rng, check, conv):
+    convolution = conv[0]
     x, w, b, kw = _make(rng, case, dtype)
     out = convolution(np, x, w, b, **kw)
     assert out.dtype == dtype
@@ -76,7 +93,8 @@ def test_forward_matches_loops(case, dtype, rng, check):
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_backward_matches_numerical(case, rng, check):
+def test_backward_matches_numerical(case, rng, check, conv):
+    convolution, convolution_backward = conv
     x, w, b, kw = _make(rng, case, np.float64)
     head = rng.standard_normal(convolution(np, x, w, b, **kw).shape)
     dx, dw, db = convolution_backward(np, head, x, w, **kw)
@@ -86,7 +104,8 @@ def test_backward_matches_numerical(case, rng, check):
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_backward_float32(case, rng, check):
+def test_backward_float32(case, rng, check, conv):
+    convolution, convolution_backward = conv
     x, w, b, kw = _make(rng, case, np.float64)
     head = rng.standard_normal(convolution(np, x, w, b, **kw).shape)
     f32 = [a.astype(np.float32) for a in (head, x, w)]

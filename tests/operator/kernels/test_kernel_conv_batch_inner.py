@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
-from mxasync.operator.kernels import convolution, convolution_backward
-from mxasync.operator.kernels.conv import _batch_inner as _conv_batch_inner
-from mxasync.operator.kernels.conv import _colstore
-from mxasync.operator.kernels.conv import _core as _conv_core
+from mxasync.backends.numpy.kernels.conv import _batch_inner as _conv_batch_inner
+from mxasync.backends.numpy.kernels.conv import _colstore
+from mxasync.backends.numpy.kernels.conv import _core as _conv_core
+from mxasync.backends.numpy.kernels.runner import NUMPY
+from mxasync.operator.kernels.conv import convolution as _conv
 
 from .test_kernel_conv import CASES, IDS, _make, conv_reference
+
+# the numpy backend's override: the kernels with its runner (layouts, BLAS, kernel threads)
+convolution = functools.partial(_conv.convolution, run=NUMPY)
+convolution_backward = functools.partial(_conv.convolution_backward, run=NUMPY)
 
 EVERY = list(zip(CASES, IDS, strict=True))
 

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 
 import numpy as np
 import pytest
 
 import mxasync as mx
-from mxasync.operator.kernels import convolution, convolution_backward
-from mxasync.operator.kernels.conv import _colstore
-from mxasync.operator.kernels.conv import _core as _conv_core
+from mxasync.backends.numpy.kernels.conv import _colstore
+from mxasync.backends.numpy.kernels.conv import _core as _conv_core
+from mxasync.backends.numpy.kernels.runner import NUMPY
+from mxasync.operator.kernels.conv import convolution as _conv
+
+# the numpy backend's override: the kernels with its runner (layouts, BLAS, kernel threads)
+convolution = functools.partial(_conv.convolution, run=NUMPY)
+convolution_backward = functools.partial(_conv.convolution_backward, run=NUMPY)
 
 KW = dict(kernel=(3, 3), pad=(1, 1), num_filter=4)
 

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
-from mxasync.operator.kernels import convolution, convolution_backward
-from mxasync.operator.kernels.conv import _shifted as _conv_shifted
+from mxasync.backends.numpy.kernels.conv import _shifted as _conv_shifted
+from mxasync.backends.numpy.kernels.runner import NUMPY
+from mxasync.operator.kernels.conv import convolution as _conv
 
 from .test_kernel_conv import CASES, IDS, _make, conv_reference
+
+# the numpy backend's override: the kernels with its runner (layouts, BLAS, kernel threads)
+convolution = functools.partial(_conv.convolution, run=NUMPY)
+convolution_backward = functools.partial(_conv.convolution_backward, run=NUMPY)
 
 UNIT = [(c, i) for c, i in zip(CASES, IDS, strict=True) if all(s == 1 for s in c[3])]
 # a 3-D layer with dilation and padding: the flat shifts then span planes as well as rows
@@ -59,8 +66,8 @@ def test_chosen_by_itself_for_wide_layers(rng, check, monkeypatch):
 
 
 def test_training_forward_keeps_no_columns_and_the_weight_gradient_recomputes_them(rng, check, monkeypatch):
-    from mxasync.operator.kernels.conv import _colstore
-    from mxasync.operator.kernels.conv import _core as _conv_core
+    from mxasync.backends.numpy.kernels.conv import _colstore
+    from mxasync.backends.numpy.kernels.conv import _core as _conv_core
 
     store = _colstore.ColumnStore(budget=1 << 24)
     monkeypatch.setattr(_conv_core, "COLUMNS", store)

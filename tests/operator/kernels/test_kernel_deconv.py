@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from mxasync.operator.kernels import deconv_pad_adj, deconvolution, deconvolution_backward
+from mxasync.operator.kernels.conv.deconvolution import deconv_pad_adj, deconvolution, deconvolution_backward
 
 # (data shape, num_filter, kernel, stride, dilate, pad, adj, num_group)
 CASES = [

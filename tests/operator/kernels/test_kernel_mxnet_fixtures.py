@@ -8,7 +8,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mxasync.operator import kernels as K
+from mxasync.operator.kernels import activation as k_activation
+from mxasync.operator.kernels import batch_norm as k_batch_norm
+from mxasync.operator.kernels import fully_connected as k_fully_connected
+from mxasync.operator.kernels import lrn as k_lrn
+from mxasync.operator.kernels import optimizer as k_optimizer
+from mxasync.operator.kernels import output as k_output
+from mxasync.operator.kernels import pooling as k_pooling
+from mxasync.operator.kernels import softmax as k_softmax
+from mxasync.operator.kernels.conv import convolution as k_convolution
+from mxasync.operator.kernels.conv import deconvolution as k_deconvolution
 
 FIXTURES = [Path(__file__).parent / "fixtures" / n for n in ("mxnet_ref.npz", "mxnet_ref_native.npz")]
 RTOL, ATOL = 1e-4, 1e-3  # float32, MXNet's assert_almost_equal defaults
@@ -34,30 +43,30 @@ CASES = _load()
 
 
 def _conv(a, p):
-    out = K.convolution(np, a["data"], a["weight"], a["bias"], **p)
-    dx, dw, db = K.convolution_backward(np, a["head"], a["data"], a["weight"], **p)
+    out = k_convolution.convolution(np, a["data"], a["weight"], a["bias"], **p)
+    dx, dw, db = k_convolution.convolution_backward(np, a["head"], a["data"], a["weight"], **p)
     return dict(out=out, grad_data=dx, grad_weight=dw, grad_bias=db)
 
 
 def _deconv(a, p):
-    out = K.deconvolution(np, a["data"], a["weight"], a["bias"], **p)
-    dx, dw, db = K.deconvolution_backward(np, a["head"], a["data"], a["weight"], **p)
+    out = k_deconvolution.deconvolution(np, a["data"], a["weight"], a["bias"], **p)
+    dx, dw, db = k_deconvolution.deconvolution_backward(np, a["head"], a["data"], a["weight"], **p)
     return dict(out=out, grad_data=dx, grad_weight=dw, grad_bias=db)
 
 
 def _pool(a, p):
-    return dict(out=K.pooling(np, a["data"], **p), grad_data=K.pooling_backward(np, a["head"], a["data"], **p))
+    return dict(out=k_pooling.pooling(np, a["data"], **p), grad_data=k_pooling.pooling_backward(np, a["head"], a["data"], **p))
 
 
 def _bn(a, p):
     kw = dict(fix_gamma=p["fix_gamma"], use_global_stats=p.get("use_global_stats", False), axis=p.get("axis", 1))
-    out, mean, invstd = K.batch_norm(
+    out, mean, invstd = k_batch_norm.batch_norm(
         np, a["data"], a["gamma"], a["beta"], a["moving_mean"], a["moving_var"], eps=p["eps"], **kw
     )
-    dx, dg, db = K.batch_norm_backward(np, a["head"], a["data"], a["gamma"], mean, invstd, **kw)
+    dx, dg, db = k_batch_norm.batch_norm_backward(np, a["head"], a["data"], a["gamma"], mean, invstd, **kw)
     mm, mv = a["moving_mean"].copy(), a["moving_var"].copy()
     if not kw["use_global_stats"]:  # MXNet updates the moving stats in its backward pass
-        K.batch_norm_update_moving(np, mm, mv, mean, invstd, p.get("momentum", 0.9), p["eps"])
+        k_batch_norm.batch_norm_update_moving(np, mm, mv, mean, invstd, p.get("momentum", 0.9), p["eps"])
     return dict(
         out=out,
         mean=mean,
@@ -71,15 +80,15 @@ def _bn(a, p):
 
 
 def _lrn(a, p):
-    out, norm = K.lrn(np, a["data"], **p)
-    return dict(out=out, grad_data=K.lrn_backward(np, a["head"], a["data"], norm=norm, **p))
+    out, norm = k_lrn.lrn(np, a["data"], **p)
+    return dict(out=out, grad_data=k_lrn.lrn_backward(np, a["head"], a["data"], norm=norm, **p))
 
 
 def _leaky(a, p):
     p = dict(p)
     gamma = a.get("gamma")
-    out = K.leaky_relu(np, a["data"], gamma=gamma, **p)
-    dx, dg = K.leaky_relu_backward(np, a["head"], a["data"], gamma=gamma, **p)
+    out = k_activation.leaky_relu(np, a["data"], gamma=gamma, **p)
+    dx, dg = k_activation.leaky_relu_backward(np, a["head"], a["data"], gamma=gamma, **p)
     res = dict(out=out, grad_data=dx)
     if dg is not None:
         res["grad_gamma"] = dg
@@ -87,34 +96,34 @@ def _leaky(a, p):
 
 
 def _act(a, p):
-    out = K.activation(np, a["data"], **p)
-    return dict(out=out, grad_data=K.activation_backward(np, a["head"], out, **p))
+    out = k_activation.activation(np, a["data"], **p)
+    return dict(out=out, grad_data=k_activation.activation_backward(np, a["head"], out, **p))
 
 
 def _softmax(a, p):
     fwd, bwd = (
-        (K.softmax, K.softmax_backward) if a["_case"].startswith("softmax") else (K.log_softmax, K.log_softmax_backward)
+        (k_softmax.softmax, k_softmax.softmax_backward) if a["_case"].startswith("softmax") else (k_softmax.log_softmax, k_softmax.log_softmax_backward)
     )
     out = fwd(np, a["data"], **p)
     return dict(out=out, grad_data=bwd(np, a["head"], out, **p))
 
 
 def _fc(a, p):
-    out = K.fully_connected(np, a["data"], a["weight"], a["bias"], **p)
-    dx, dw, db = K.fully_connected_backward(np, a["head"], a["data"], a["weight"], **p)
+    out = k_fully_connected.fully_connected(np, a["data"], a["weight"], a["bias"], **p)
+    dx, dw, db = k_fully_connected.fully_connected_backward(np, a["head"], a["data"], a["weight"], **p)
     return dict(out=out, grad_data=dx, grad_weight=dw, grad_bias=db)
 
 
 def _softmax_output(a, p):
-    out = K.softmax_output(np, a["data"], p.get("multi_output", False), p.get("preserve_shape", False))
-    grad = K.softmax_output_backward(np, out, a["label"], ograd=a["head"], **p)
+    out = k_output.softmax_output(np, a["data"], p.get("multi_output", False), p.get("preserve_shape", False))
+    grad = k_output.softmax_output_backward(np, out, a["label"], ograd=a["head"], **p)
     return dict(out=out, grad_data=grad)
 
 
 def _regression(a, p):
     kind = a["_case"].split("_", 1)[1]
-    fwd = getattr(K, f"{kind}_regression_output")
-    bwd = getattr(K, f"{kind}_regression_output_backward")
+    fwd = getattr(k_output, f"{kind}_regression_output")
+    bwd = getattr(k_output, f"{kind}_regression_output_backward")
     out = fwd(np, a["data"])
     return dict(out=out, grad_data=bwd(np, out, a["label"], **p))
 
@@ -123,7 +132,7 @@ def _optimizer(a, p):
     name = a["_case"][4:].replace("_noclip", "")
     w = a["weight"].copy()
     states = [a[f"state{i}"].copy() for i in range(3) if f"state{i}" in a]
-    getattr(K, name)(np, w, a["grad"], *states, **p)
+    getattr(k_optimizer, name)(np, w, a["grad"], *states, **p)
     res = dict(weight_after=w)
     res.update({f"state{i}_after": s for i, s in enumerate(states)})
     return res

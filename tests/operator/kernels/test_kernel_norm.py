@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mxasync.operator.kernels import batch_norm, batch_norm_backward, batch_norm_update_moving, lrn, lrn_backward
+from mxasync.operator.kernels.batch_norm import batch_norm, batch_norm_backward, batch_norm_update_moving
+from mxasync.operator.kernels.lrn import lrn, lrn_backward
 
 BN_CASES = [
     ((4, 3, 2, 3), 1, dict(fix_gamma=False, eps=1e-3)),

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from mxasync.backends.numpy import parallel
-from mxasync.operator import kernels as K
+from mxasync.backends.numpy.kernels import blocked as _blocked
+from mxasync.backends.numpy.kernels.runner import NUMPY
 from mxasync.operator.base import WRITE_INPLACE, WRITE_TO
-from mxasync.operator.kernels import _blocked
+from mxasync.operator.kernels import optimizer as k_optimizer
 from mxasync.operator.optimizer.multi_sgd import MultiSGDMomParam, MultiSGDParam, update_groups
 
 KERNELS = {  # name: (states, extra params)
@@ -59,7 +60,7 @@ def test_blocked_kernel_is_bit_identical_to_whole_array(monkeypatch, name, param
         for mode in ("whole", "blocked", "split"):
             _mode(monkeypatch, mode)
             arrays = _arrays(name, n, dtype)
-            getattr(K, name)(np, *arrays, **kwargs)
+            getattr(k_optimizer, name)(np, *arrays, run=NUMPY, **kwargs)
             results[mode] = arrays
         before = _arrays(name, n, dtype)
         assert not np.array_equal(results["whole"][0], before[0])  # the update did something
@@ -82,7 +83,7 @@ def test_blocks_cover_every_element_once(monkeypatch):
     for n in _sizes(np.float64):
         x = np.zeros(n)
         sizes.clear()
-        _blocked.blocked(np, add_one, x, scratch=1)
+        _blocked.blocked(add_one, x, scratch=1)
         np.testing.assert_array_equal(x, 1.0)
         assert len(sizes) == -(-n // b) and sum(sizes) == n
 
@@ -93,7 +94,7 @@ def test_small_or_strided_arrays_take_one_direct_call(monkeypatch):
     small = np.ones((3, 4), np.float32)
     strided = np.ones((4 * _blocked.block_size(np.float32), 2), np.float32)[:, 0]
     for w in (small, strided):
-        _blocked.blocked(np, lambda w, tmp: calls.append((w, tmp.shape)), w, scratch=1)
+        _blocked.blocked(lambda w, tmp: calls.append((w, tmp.shape)), w, scratch=1)
     assert [c[0] is w for c, w in zip(calls, (small, strided), strict=True)] == [True, True]
     assert [c[1] for c in calls] == [small.shape, strided.shape]
 
@@ -117,7 +118,7 @@ def _group_run(monkeypatch, mode, mom, mp, sizes, in_place):
     p = cls(lrs=[0.1 * (i + 1) for i in range(k)], wds=[0.0, 1e-3, 0.01, 0.1][:k], rescale_grad=0.5,
             clip_gradient=0.8 if mp else -1.0, num_weights=k, **(dict(momentum=0.9) if mom else {}))
     req = [WRITE_INPLACE if in_place else WRITE_TO] * k
-    update_groups(np, p, ins, req, outs, 2 + mom + mp, mom, mp, p.lrs, p.wds)
+    update_groups(np, p, ins, req, outs, 2 + mom + mp, mom, mp, p.lrs, p.wds, NUMPY)
     return ins, outs
 
 

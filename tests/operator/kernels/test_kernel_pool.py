@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from mxasync.operator.kernels import pool_out_size, pooling, pooling_backward
+from mxasync.operator.kernels.pooling import pool_out_size, pooling, pooling_backward
 
 # (data shape, params)
 CASES = [

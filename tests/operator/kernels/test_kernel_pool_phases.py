@@ -12,7 +12,8 @@ import itertools
 import numpy as np
 import pytest
 
-from mxasync.operator.kernels import pooling, pooling_backward
+from mxasync.backends.numpy.kernels import runner as R
+from mxasync.operator.kernels.pooling import pooling, pooling_backward
 
 P = importlib.import_module("mxasync.operator.kernels.pooling")
 
@@ -150,9 +151,9 @@ def test_cache_blocks_give_the_same_numbers(shape, params, kind, block, rng, mon
     params = {**params, "pool_type": kind}
     x = _ties(rng, (5,) + shape[1:], np.float32)
     head = rng.standard_normal(pooling(np, x, **params).shape).astype(np.float32)
-    whole = pooling(np, x, **params), pooling_backward(np, head, x, **params)
-    monkeypatch.setattr(P, "BLOCK_ELEMENTS", block)
-    blocked = pooling(np, x, **params), pooling_backward(np, head, x, **params)
+    whole = pooling(np, x, **params), pooling_backward(np, head, x, **params)  # the plain runner: one block
+    monkeypatch.setattr(R, "BLOCK_ELEMENTS", block)
+    blocked = pooling(np, x, run=R.NUMPY, **params), pooling_backward(np, head, x, run=R.NUMPY, **params)
     for got, want in zip(blocked, whole, strict=True):
         np.testing.assert_array_equal(got, want)
 
@@ -160,9 +161,9 @@ def test_cache_blocks_give_the_same_numbers(shape, params, kind, block, rng, mon
 @pytest.mark.parametrize("block", [1, 7, 30, 64, 1000])
 @pytest.mark.parametrize("b0,b1,c0,c1,plane", [(0, 5, 0, 7, 9), (2, 4, 3, 7, 16), (0, 1, 0, 1, 100)])
 def test_cache_blocks_cover_every_image_and_channel_once(b0, b1, c0, c1, plane, block, monkeypatch):
-    monkeypatch.setattr(P, "BLOCK_ELEMENTS", block)
+    monkeypatch.setattr(R, "BLOCK_ELEMENTS", block)
     seen = np.zeros((b1, c1), int)
-    for bb0, bb1, cc0, cc1 in P._cache_blocks(np, b0, b1, c0, c1, plane):
+    for bb0, bb1, cc0, cc1 in R.NUMPY.cache_blocks(b0, b1, c0, c1, plane):
         assert (bb1 - bb0) * (cc1 - cc0) * plane <= block + plane  # about a block: at most one plane over
         seen[bb0:bb1, cc0:cc1] += 1
     assert (seen[b0:b1, c0:c1] == 1).all() and seen.sum() == (b1 - b0) * (c1 - c0)

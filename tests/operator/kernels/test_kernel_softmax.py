@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mxasync.operator import kernels as K
+from mxasync.operator.kernels import output as k_output
+from mxasync.operator.kernels import softmax as k_softmax
 
 SM_CASES = [((3, 5), -1, None), ((2, 3, 4), 1, 2.5), ((2, 3, 4), 0, 0.5), ((4,), 0, None)]
 
@@ -21,23 +22,23 @@ def softmax_reference(x, axis, t):
 def test_softmax_forward(shape, axis, temperature, dtype, rng, check):
     x = (rng.standard_normal(shape) * 3).astype(dtype)
     ref = softmax_reference(x.astype(np.float64), axis, temperature)
-    check.close(K.softmax(np, x, axis, temperature), ref, dtype)
-    check.close(K.log_softmax(np, x, axis, temperature), np.log(ref), dtype)
-    assert K.softmax(np, x, axis, temperature, dtype=np.float16).dtype == np.float16
+    check.close(k_softmax.softmax(np, x, axis, temperature), ref, dtype)
+    check.close(k_softmax.log_softmax(np, x, axis, temperature), np.log(ref), dtype)
+    assert k_softmax.softmax(np, x, axis, temperature, dtype=np.float16).dtype == np.float16
 
 
 @pytest.mark.parametrize("shape,axis,temperature", SM_CASES)
 def test_softmax_backward(shape, axis, temperature, rng, check):
     x = rng.standard_normal(shape) * 3
     head = rng.standard_normal(shape)
-    for fwd, bwd in ((K.softmax, K.softmax_backward), (K.log_softmax, K.log_softmax_backward)):
+    for fwd, bwd in ((k_softmax.softmax, k_softmax.softmax_backward), (k_softmax.log_softmax, k_softmax.log_softmax_backward)):
         out = fwd(np, x, axis, temperature)
         grad = bwd(np, head, out, axis, temperature)
         check.grad(lambda v, fwd=fwd: fwd(np, v, axis, temperature), x, head, grad, fwd.__name__)
 
 
 def test_softmax_is_stable_for_large_inputs():
-    out = K.softmax(np, np.array([1000.0, 1000.0, -1000.0]))
+    out = k_softmax.softmax(np, np.array([1000.0, 1000.0, -1000.0]))
     np.testing.assert_allclose(out, [0.5, 0.5, 0.0])
 
 
@@ -74,9 +75,9 @@ def test_softmax_output_gradient_is_cross_entropy_gradient(layout, rng, check):
         x, label, axis, kw = rng.standard_normal((2, 3, 4)), rng.integers(0, 3, (2, 4)), 1, dict(multi_output=True)
     else:
         x, label, axis, kw = rng.standard_normal((2, 3, 4)), rng.integers(0, 4, (2, 3)), 2, dict(preserve_shape=True)
-    out = K.softmax_output(np, x, **kw)
+    out = k_output.softmax_output(np, x, **kw)
     check.close(out, softmax_reference(x, axis, None))
-    grad = K.softmax_output_backward(np, out, label.astype(np.float64), **kw)
+    grad = k_output.softmax_output_backward(np, out, label.astype(np.float64), **kw)
     expected = _ce_loss_grad(x, label, axis)
     if layout == "multi":
         expected = expected / 4  # MXNet averages over the spatial positions
@@ -96,31 +97,31 @@ def test_softmax_output_gradient_is_cross_entropy_gradient(layout, rng, check):
 def test_softmax_output_normalization(params, scale_rows, rng, check):
     x = rng.standard_normal((4, 3))
     label = np.array([0.0, 2.0, 1.0, 1.7])  # labels are truncated to int like MXNet
-    out = K.softmax_output(np, x)
+    out = k_output.softmax_output(np, x)
     onehot = np.eye(3)[label.astype(int)]
-    grad = K.softmax_output_backward(np, out, label, **params)
+    grad = k_output.softmax_output_backward(np, out, label, **params)
     check.close(grad, (out - onehot) * np.array(scale_rows)[:, None])
 
 
 def test_softmax_output_smoothing_probability_labels_and_out_grad(rng, check):
     x = rng.standard_normal((3, 4))
-    out = K.softmax_output(np, x)
+    out = k_output.softmax_output(np, x)
     label = np.array([0.0, 3.0, 9.0])  # 9 is out of range: nothing is subtracted
     smooth = np.where(np.eye(4)[[0, 3, 0]] > 0, 0.7, 0.1)
     smooth[2] = 0.1
-    check.close(K.softmax_output_backward(np, out, label, smooth_alpha=0.3), out - smooth)
+    check.close(k_output.softmax_output_backward(np, out, label, smooth_alpha=0.3), out - smooth)
     probs = rng.random((3, 4))
-    check.close(K.softmax_output_backward(np, out, probs, grad_scale=0.5, normalization="batch"), (out - probs) * 0.5)
+    check.close(k_output.softmax_output_backward(np, out, probs, grad_scale=0.5, normalization="batch"), (out - probs) * 0.5)
     head = rng.standard_normal((3, 4))
-    plain = K.softmax_output_backward(np, out, label)
-    check.close(K.softmax_output_backward(np, out, label, out_grad=True, ograd=head), plain * head)
+    plain = k_output.softmax_output_backward(np, out, label)
+    check.close(k_output.softmax_output_backward(np, out, label, out_grad=True, ograd=head), plain * head)
 
 
 def test_softmax_output_flattens_and_reads_first_labels(rng, check):
     x = rng.standard_normal((2, 3, 4))
-    out = K.softmax_output(np, x)
+    out = k_output.softmax_output(np, x)
     check.close(out.reshape(2, 12), softmax_reference(x.reshape(2, 12), 1, None))
-    grad = K.softmax_output_backward(np, out, np.array([[5.0, 11.0, 0.0], [1.0, 2.0, 3.0]]), normalization="batch")
+    grad = k_output.softmax_output_backward(np, out, np.array([[5.0, 11.0, 0.0], [1.0, 2.0, 3.0]]), normalization="batch")
     expected = (out.reshape(2, 12) - np.eye(12)[[5, 11]]) / 6  # 'batch' divides by the label count
     check.close(grad.reshape(2, 12), expected)
 
@@ -129,8 +130,8 @@ def test_softmax_output_flattens_and_reads_first_labels(rng, check):
 @pytest.mark.parametrize("shape", [(3, 4), (5,), (2, 3, 2)])
 def test_regression_outputs(kind, shape, rng, check):
     x, label = rng.standard_normal(shape), rng.standard_normal(shape)
-    fwd = getattr(K, f"{kind}_regression_output")
-    bwd = getattr(K, f"{kind}_regression_output_backward")
+    fwd = getattr(k_output, f"{kind}_regression_output")
+    bwd = getattr(k_output, f"{kind}_regression_output_backward")
     out = fwd(np, x)
     check.close(out, 1 / (1 + np.exp(-x)) if kind == "logistic" else x)
     per_sample = int(np.prod(shape[1:])) if len(shape) > 1 else 1

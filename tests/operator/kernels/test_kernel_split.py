@@ -3,20 +3,24 @@ do not depend on ``MXASYNC_KERNEL_THREADS`` either)."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
 from mxasync.backends.numpy import parallel
-from mxasync.operator.kernels import (
-    activation,
-    activation_backward,
-    batch_norm,
-    batch_norm_backward,
-    convolution,
-    convolution_backward,
-    pooling,
-    pooling_backward,
-)
+from mxasync.backends.numpy.kernels.runner import NUMPY
+from mxasync.operator.kernels import activation as _act
+from mxasync.operator.kernels import batch_norm as _bn
+from mxasync.operator.kernels import pooling as _pool
+from mxasync.operator.kernels.conv import convolution as _conv
+
+# the kernels as the numpy backend's overrides run them (its runner splits them over its kernel threads)
+activation, activation_backward = (functools.partial(f, run=NUMPY) for f in (_act.activation, _act.activation_backward))
+batch_norm, batch_norm_backward = (functools.partial(f, run=NUMPY) for f in (_bn.batch_norm, _bn.batch_norm_backward))
+convolution, convolution_backward = (functools.partial(f, run=NUMPY)
+                                     for f in (_conv.convolution, _conv.convolution_backward))
+pooling, pooling_backward = (functools.partial(f, run=NUMPY) for f in (_pool.pooling, _pool.pooling_backward))
 
 
 def both(monkeypatch, fn):

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .._runner import PLAIN
 from .._util import Array, check_layout, out_view
-from ._core import conv_backward_data, conv_backward_weight, conv_forward, grad_layout
 from .im2col import conv_params
 
 
@@ -34,11 +34,13 @@ def convolution(
     layout: str | None = None,
     out: Array | None = None,
     keep: bool = False,
+    run=PLAIN,
 ) -> Array:
-    """Forward convolution by im2col + one batched matmul (straight into ``out`` when it fits).
+    """Forward convolution by im2col + batched matmuls (straight into ``out`` when it fits), on
+    ``run``'s convolution core.
 
-    ``keep`` (a training forward) leaves the im2col columns for :func:`convolution_backward`
-    on the same ``data`` array, within ``MXASYNC_CONV_KEEP_MB``.
+    ``keep`` (a training forward) lets the core leave what the backward on the same ``data``
+    array needs (the numpy core keeps the im2col columns, within ``MXASYNC_CONV_KEEP_MB``).
 
     >>> import numpy as np
     >>> x = np.arange(16.).reshape(1, 1, 4, 4)
@@ -51,7 +53,7 @@ def convolution(
     kernel, stride, dilate, pad = conv_params(data.ndim - 2, kernel, stride, dilate, pad)
     f = weight.shape[0]
     w_g = weight.reshape(num_group, f // num_group, -1)
-    out = conv_forward(xp, data, w_g, kernel, stride, dilate, pad, into=out, keep=keep)
+    out = run.conv_core().conv_forward(xp, data, w_g, kernel, stride, dilate, pad, into=out, keep=keep)
     if not no_bias and bias is not None:
         out += bias.reshape(bias_shape(out.ndim))
     return out
@@ -74,22 +76,24 @@ def convolution_backward(
     need_weight_grad: bool = True,
     need_bias_grad: bool = True,
     into: tuple = (None, None, None),
+    run=PLAIN,
 ) -> tuple[Array | None, Array | None, Array | None]:
     """Gradients ``(data_grad, weight_grad, bias_grad)``; a part not needed (or no bias) is ``None``.
 
     ``into`` may name arrays to compute each part straight into.
     """
+    core = run.conv_core()
     check_layout(layout, "Convolution")
     kernel, stride, dilate, pad = conv_params(data.ndim - 2, kernel, stride, dilate, pad)
     f = weight.shape[0]
     dx = dw = db = None
-    dyt = grad_layout(xp, out_grad, data.shape, kernel, stride) if need_data_grad or need_weight_grad else None
+    dyt = core.grad_layout(xp, out_grad, data.shape, kernel, stride) if need_data_grad or need_weight_grad else None
     if need_data_grad:
         w_g = weight.reshape(num_group, f // num_group, -1)
-        dx = conv_backward_data(xp, out_grad, w_g, data.shape[2:], kernel, stride, dilate, pad, into=into[0],
+        dx = core.conv_backward_data(xp, out_grad, w_g, data.shape[2:], kernel, stride, dilate, pad, into=into[0],
                                 dyt=dyt)
     if need_weight_grad:
-        dw = conv_backward_weight(xp, data, out_grad, num_group, kernel, stride, dilate, pad, into=into[1],
+        dw = core.conv_backward_weight(xp, data, out_grad, num_group, kernel, stride, dilate, pad, into=into[1],
                                   dyt=dyt)
         if dw.shape != weight.shape:  # a target written into is returned as it is
             dw = dw.reshape(weight.shape)

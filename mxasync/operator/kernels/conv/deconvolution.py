@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .._runner import PLAIN
 from .._util import Array, Shape, check_layout, ntuple
-from ._core import conv_backward_data, conv_backward_weight, conv_forward
 from .convolution import bias_shape
 from .im2col import conv_params
 
@@ -77,8 +77,9 @@ def deconvolution(
     num_group: int = 1,
     no_bias: bool = True,
     layout: str | None = None,
+    run=PLAIN,
 ) -> Array:
-    """Forward transposed convolution (MXNet's default ``no_bias=True``).
+    """Forward transposed convolution (MXNet's default ``no_bias=True``), on ``run``'s convolution core.
 
     >>> import numpy as np
     >>> deconvolution(np, np.ones((1, 1, 2, 2)), np.ones((1, 1, 2, 2)), None, (2, 2))[0, 0]
@@ -91,7 +92,7 @@ def deconvolution(
     c = weight.shape[0]
     w_g = weight.reshape(num_group, c // num_group, -1)
     osp = deconv_out_spatial(data.shape[2:], kernel, stride, dilate, pad, adj)
-    out = conv_backward_data(xp, data, w_g, osp, kernel, stride, dilate, pad)
+    out = run.conv_core().conv_backward_data(xp, data, w_g, osp, kernel, stride, dilate, pad)
     if not no_bias and bias is not None:
         out += bias.reshape(bias_shape(out.ndim))
     return out
@@ -114,20 +115,22 @@ def deconvolution_backward(
     layout: str | None = None,
     need_data_grad: bool = True,
     need_weight_grad: bool = True,
+    run=PLAIN,
 ) -> tuple[Array | None, Array | None, Array | None]:
     """Gradients ``(data_grad, weight_grad, bias_grad)``; parts not needed (or no bias) are ``None``."""
     check_layout(layout, "Deconvolution")
     kernel, stride, dilate, pad, adj = _resolve(data, kernel, stride, dilate, pad, adj, target_shape)
     c = weight.shape[0]
+    core = run.conv_core()
     dx = dw = db = None
     if need_data_grad:
         w_g = weight.reshape(num_group, c // num_group, -1)
-        dx = conv_forward(xp, out_grad, w_g, kernel, stride, dilate, pad)
+        dx = core.conv_forward(xp, out_grad, w_g, kernel, stride, dilate, pad)
         insp = data.shape[2:]
         if dx.shape[2:] != insp:  # only when adj >= stride, which MXNet rejects
             dx = xp.ascontiguousarray(dx[(Ellipsis,) + tuple(slice(0, s) for s in insp)])
     if need_weight_grad:
-        dw = conv_backward_weight(xp, out_grad, data, num_group, kernel, stride, dilate, pad)
+        dw = core.conv_backward_weight(xp, out_grad, data, num_group, kernel, stride, dilate, pad)
         dw = dw.reshape(weight.shape)
     if not no_bias:
         db = out_grad.sum(axis=(0,) + tuple(range(2, out_grad.ndim)))

@@ -3,6 +3,8 @@
 The internal layout is ``(N, C, *kernel, *out)``: one copy per kernel offset fills
 it (so there is no Python loop over pixels), and ``reshape(N, C*K, P)`` of it is
 MXNet's ``im2col`` layout, ready for one matmul against ``weight.reshape(F, C*K)``.
+(The numpy backend's convolution fills its columns with one strided copy of a window
+view instead: ``mxasync/backends/numpy/kernels/conv/_columns.py``.)
 """
 
 from __future__ import annotations
@@ -10,9 +12,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from typing import Any
-
-import numpy
-from numpy.lib.stride_tricks import sliding_window_view
 
 from .._util import Array, Shape, crop_spatial, ntuple, pad_spatial, prod, window_slices
 
@@ -43,18 +42,6 @@ def im2col_nd(
     padded = pad_spatial(xp, data, pad, pad)
     if out is None:
         out = xp.empty(data.shape[:2] + tuple(kernel) + osp, dtype=data.dtype)
-    if xp is numpy and min(osp, default=1) > 0:
-        # one strided copy of a window view: 1.5-5x faster than a copy per kernel offset, which
-        # pays numpy's per-call and short-inner-loop costs kernel-size times
-        nsp = len(kernel)
-        win = tuple((k - 1) * d + 1 for k, d in zip(kernel, dilate, strict=True))
-        view = sliding_window_view(padded, win, axis=tuple(range(2, 2 + nsp)))
-        view = view[(slice(None), slice(None))
-                    + tuple(slice(None, (o - 1) * st + 1, st) for o, st in zip(osp, stride, strict=True))
-                    + tuple(slice(None, None, d) for d in dilate)]
-        perm = (0, 1) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(2, 2 + nsp))
-        numpy.copyto(out, view.transpose(perm))
-        return out
     lead = (slice(None), slice(None))
     for offs in itertools.product(*(range(k) for k in kernel)):
         out[lead + offs] = padded[lead + window_slices(offs, dilate, stride, osp)]

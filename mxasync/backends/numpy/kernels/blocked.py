@@ -12,18 +12,17 @@ results are bit-identical to one whole-array call.
 >>> def step(w, g, tmp):
 ...     np.multiply(g, 0.5, out=tmp)
 ...     w -= tmp
->>> blocked(np, step, w, g, scratch=1); w
+>>> blocked(step, w, g, scratch=1); w
 array([ 1. ,  0.5,  0. , -0.5, -1. ])
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy
 
-from ._host import parallel
+from .. import parallel
 
 __all__ = ["blocked", "block_size", "BLOCK_BYTES"]
 
@@ -50,25 +49,25 @@ def _same_flat(arrays) -> bool:
     return all(a.flags.c_contiguous and a.shape == shape for a in arrays)
 
 
-def blocked(xp: Any, update: Callable, *arrays, scratch: int = 0, passes: int = 4) -> None:
+def blocked(update: Callable, *arrays, scratch: int = 0, passes: int = 4) -> None:
     """``update(*arrays, *tmps)`` over blocks of ``block_size(arrays[0].dtype)`` elements; ``tmps`` are
     ``scratch`` arrays with the first array's dtype.
 
-    On numpy, for C-contiguous arrays of one shape bigger than a block: block by block, and when
+    For C-contiguous arrays of one shape bigger than a block: block by block, and when
     ``passes * size`` is worth splitting, over ranges run on the kernel threads (each range itself
-    block by block). Anything else (small arrays, other layouts, CuPy) is one direct call. ``passes``: about
+    block by block). Anything else (small arrays, other layouts) is one direct call. ``passes``: about
     how many passes over the arrays ``update`` makes (whether splitting pays).
     """
     first = arrays[0]
     # cheap tests first: a small array pays one comparison or two on top of the direct call
-    if xp is numpy and (first.nbytes > BLOCK_BYTES or passes * first.size >= parallel.MIN_ELEMENTS):
+    if first.nbytes > BLOCK_BYTES or passes * first.size >= parallel.MIN_ELEMENTS:
         if _run_blocks(update, arrays, scratch, passes):
             return
-    update(*arrays, *map(xp.empty_like, [first] * scratch))
+    update(*arrays, *map(numpy.empty_like, [first] * scratch))
 
 
 def _run_blocks(update: Callable, arrays, scratch: int, passes: int) -> bool:
-    """``blocked`` on numpy arrays that may be big enough; False (nothing run) where one call is better."""
+    """``blocked`` on arrays that may be big enough; False (nothing run) where one call is better."""
     first = arrays[0]
     n, block = first.size, block_size(first.dtype)
     split = parallel.worth_splitting(passes * n)

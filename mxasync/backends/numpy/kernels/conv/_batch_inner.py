@@ -1,4 +1,4 @@
-"""Convolution with the batch as the innermost axis: one GEMM for the whole batch (numpy only).
+"""Convolution with the batch as the innermost axis: one GEMM for the whole batch.
 
 :mod:`._core` lays columns out ``(N, C, *kernel, *out)`` and runs one small GEMM per
 sample. When the output planes are small and the batch is large (LeNet's second layer:
@@ -23,7 +23,8 @@ import itertools
 import numpy
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .._util import Array, Shape, matmul_for, prod, split_rows, window_slices
+from ..runner import NUMPY
+from ._columns import Array, Shape, prod, window_slices
 
 # Cap on the whole-batch column buffer; above it the per-sample path, which works in chunks.
 MAX_COLUMN_BYTES = 96 << 20
@@ -68,14 +69,14 @@ def columns(xt: Array, kernel: Shape, stride: Shape, dilate: Shape, osp: Shape, 
     view = view[(slice(None),) + tuple(slice(None, (o - 1) * s + 1, s) for o, s in zip(osp, stride, strict=True))
                 + (slice(None),) + tuple(slice(None, None, d) for d in dilate)]
     view = view.transpose((0,) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(1, 1 + nsp)) + (1 + nsp,))
-    split_rows(numpy, lambda _b0, _b1, c0, c1: numpy.copyto(out[c0:c1], view[c0:c1]), 1, out.shape[0], out.size)
+    NUMPY.split_rows(lambda _b0, _b1, c0, c1: numpy.copyto(out[c0:c1], view[c0:c1]), 1, out.shape[0], out.size)
     return out
 
 
 def forward(cols: Array, w_g: Array, out: Array) -> None:
     """``out`` ``(N, G, Fg, P)`` = ``w_g`` ``(G, Fg, CgK)`` @ ``cols`` as ``(G, CgK, P*N)``."""
     n, g, fg, p = out.shape
-    res = matmul_for(numpy)(w_g, cols.reshape(g, -1, p * n))
+    res = NUMPY.matmul(numpy, w_g, cols.reshape(g, -1, p * n))
     numpy.copyto(out, res.reshape(g, fg, p, n).transpose(3, 0, 1, 2))
 
 
@@ -83,7 +84,7 @@ def weight_grad(dyt: Array, cols: Array, groups: int, dw: Array) -> None:
     """``dw`` ``(G, Fg, CgK)`` = ``dyt`` ``(F, P*N)`` @ ``cols^T`` per group."""
     pn = dyt.shape[1]
     g_cols = cols.reshape(groups, -1, pn)
-    matmul_for(numpy)(dyt.reshape(groups, -1, pn), g_cols.transpose(0, 2, 1), out=dw)
+    NUMPY.matmul(numpy, dyt.reshape(groups, -1, pn), g_cols.transpose(0, 2, 1), out=dw)
 
 
 def data_grad(dyt: Array, w_g: Array, in_spatial: Shape, kernel: Shape, stride: Shape, dilate: Shape,
@@ -92,7 +93,7 @@ def data_grad(dyt: Array, w_g: Array, in_spatial: Shape, kernel: Shape, stride: 
     g, fg, ckg = w_g.shape
     n = dx.shape[0]
     c = g * ckg // prod(kernel)
-    dcols = matmul_for(numpy)(w_g.transpose(0, 2, 1), dyt.reshape(g, fg, -1)).reshape((c,) + kernel + osp + (n,))
+    dcols = NUMPY.matmul(numpy, w_g.transpose(0, 2, 1), dyt.reshape(g, fg, -1)).reshape((c,) + kernel + osp + (n,))
     acc = numpy.zeros((c,) + tuple(s + 2 * p for s, p in zip(in_spatial, pad, strict=True)) + (n,), dx.dtype)
     offsets = list(itertools.product(*(range(k) for k in kernel)))
 
@@ -100,6 +101,6 @@ def data_grad(dyt: Array, w_g: Array, in_spatial: Shape, kernel: Shape, stride: 
         for offs in offsets:
             acc[(slice(c0, c1),) + window_slices(offs, dilate, stride, osp)] += dcols[(slice(c0, c1),) + offs]
 
-    split_rows(numpy, sum_back, 1, c, dcols.size)
+    NUMPY.split_rows(sum_back, 1, c, dcols.size)
     inner = (slice(None),) + tuple(slice(p, p + s) for p, s in zip(pad, in_spatial, strict=True))
     numpy.copyto(dx, acc[inner].transpose((acc.ndim - 1,) + tuple(range(acc.ndim - 1))))

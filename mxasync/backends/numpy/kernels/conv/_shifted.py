@@ -1,4 +1,4 @@
-"""Unit-stride convolution without im2col: one GEMM per kernel offset over shifted views (numpy only).
+"""Unit-stride convolution without im2col: one GEMM per kernel offset over shifted views.
 
 Flatten each padded input plane: the input a kernel offset ``(a, b)`` contributes to the
 output at ``(i, j)`` sits at flat index ``(i + a) * Wp + (j + b)``, i.e. at ``i * Wp + j``
@@ -23,8 +23,8 @@ import itertools
 
 import numpy
 
-from .._host import matmul_into_rows
-from .._util import Array, Shape, pad_spatial, prod
+from ...blas import matmul_into_rows
+from ._columns import Array, Shape, pad_spatial, prod
 
 #: ``C / groups`` below which the per-offset GEMMs (their inner dimension) are too thin to pay.
 MIN_CHANNELS = 16
@@ -40,7 +40,7 @@ def forward(x: Array, w_g: Array, kernel: Shape, dilate: Shape, pad: Shape, osp:
     n, c = x.shape[:2]
     g, fg, ckg = w_g.shape
     cg = c // g
-    xpad = pad_spatial(numpy, x, pad, pad)
+    xpad = pad_spatial(x, pad, pad)
     psp = xpad.shape[2:]
     # the flat stride of each padded spatial axis, and the grid the output is computed on
     strides = tuple(prod(psp[i + 1:]) for i in range(len(psp)))
