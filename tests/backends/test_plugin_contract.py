@@ -172,6 +172,8 @@ def test_example_plugin_device_storage_copies_streams_and_overrides(example_plug
     assert stats["launch_compute"] >= 5  # ops ran on the toy device's streams
     # events only where something waited (the host reads): none per op, since one stream orders its ops
     assert 1 <= stats["event"] < stats["launch_compute"]
+    assert stats["copy_from_host"] == 3  # mx.nd.array(v, ctx=toy) uploads through the device's copy hook
+    stats.clear()
     big = mx.nd.ones((256, 256), ctx=mx.cpu())  # 256 KiB: the pooled storage, not numpy's small blocks
     on_toy = big.copyto(ctx)
     back = (on_toy * 2).as_in_context(mx.cpu())
@@ -208,6 +210,8 @@ def test_setitem_across_devices_goes_through_the_devices_copies(example_plugin):
     stats.clear()
     ctx = mx.Context("toy", 0)
     on_toy = mx.nd.array([[1.0, 2.0], [3.0, 4.0]], ctx=ctx)
+    on_toy.wait_to_read()
+    stats.clear()  # the upload above went through copy_from_host too
     host = mx.nd.zeros((3, 2))
     host[1:3] = on_toy
     assert host.asnumpy().tolist() == [[0, 0], [1, 2], [3, 4]]
