@@ -129,20 +129,35 @@ class Storage:
         self.num_pool_hits = 0
 
     def alloc(self, nbytes: int) -> StorageHandle:  # pragma: no cover - abstract
-        raise NotImplementedError
+        """A block of at least ``nbytes``; a subclass calls :meth:`account_alloc` for the statistics."""
+        raise NotImplementedError(f"{type(self).__name__}.alloc")
 
-    def free(self, handle: StorageHandle) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def free(self, handle: StorageHandle) -> None:
+        """Give ``handle``'s block back (the default: to the system, with its last reference)."""
+        self.account_free(handle)
+
+    def account_alloc(self, nbytes: int) -> None:
+        """Count a block of ``nbytes`` handed out (``stats()``: in use, peak, allocations)."""
+        with self._lock:
+            self.num_allocs += 1
+            self.in_use += nbytes
+            if self.in_use > self.peak:
+                self.peak = self.in_use
+
+    def account_free(self, handle: StorageHandle) -> None:
+        """Count ``handle`` as freed and drop its buffer; a block freed twice or on another context is refused."""
+        self._release_handle(handle)
 
     def direct_free(self, handle: StorageHandle) -> None:
         """Return ``handle``'s memory to the system now, bypassing the pool."""
         self._release_handle(handle)
 
-    def release_all(self) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def release_all(self) -> None:
+        """Give pooled blocks back to the system (the default pools none)."""
 
-    def pooled_bytes(self) -> int:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def pooled_bytes(self) -> int:
+        """Bytes held for reuse (the default pools none)."""
+        return 0
 
     def park(self, handle: StorageHandle, var) -> tuple | None:
         """Keep a dead array's block whose ops on ``var`` are pending; the default keeps none: the
