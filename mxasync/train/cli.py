@@ -134,17 +134,51 @@ def _kvstore(text: str) -> str:
     return text
 
 
-def _png_path(text: str) -> Path:
-    """``--plot``: checked before training, so a bad path is a usage error, not a failure at the end."""
+# what matplotlib's savefig writes (Agg, PDF, PS, SVG, PGF backends), by file name suffix
+PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "jpg", "jpeg", "tif", "tiff", "webp", "eps", "ps", "pgf", "raw", "rgba")
+MAX_SHIFT = 13  # pixels: half the 28-pixel digits' side moves a digit out of its image
+MAX_LR = 10.0  # SGD with momentum diverges at once above this
+
+
+def _plot_path(text: str) -> str:
+    """``--plot``: checked before training, so a bad name is a usage error, not a failure at the end.
+
+    A bare file name is resolved into OUT once ``--out`` is known (main()); the folder of one
+    with a folder part must exist and be writable now.
+    """
     path = Path(text)
-    folder = path.parent if str(path.parent) else Path(".")
+    suffix = path.suffix.lower().lstrip(".")
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file name such as curves.png")
+    if suffix not in PLOT_FORMATS:
+        raise argparse.ArgumentTypeError(f"cannot draw {text!r}: the file name must end in one of "
+                                         f"{', '.join('.' + f for f in PLOT_FORMATS)}")
+    if not os.path.dirname(text):
+        return text
+    folder = path.parent
     if not folder.is_dir():
         raise argparse.ArgumentTypeError(f"cannot write {text!r}: the folder {str(folder)!r} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise argparse.ArgumentTypeError(f"cannot write {text!r}: the folder {str(folder)!r} is not writable")
-    return path
+    return text
+
+
+def _shift(text: str) -> int:
+    value = _natural(text)
+    if value > MAX_SHIFT:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_SHIFT} pixels (the digits are 28x28), got {value}")
+    return value
+
+
+def _lr(text: str) -> float:
+    value = _positive(text)
+    if value > MAX_LR:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_LR:g} (training diverges at once), got {text}")
+    return value
+
+
+def _have_mpi4py() -> bool:
+    return importlib.util.find_spec("mpi4py") is not None
 
 
 def _check_devices(parser: argparse.ArgumentParser, contexts: list[Context]) -> None:
@@ -219,15 +253,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epochs", type=_positive_int, default=15, help="passes over the training set")
     p.add_argument("--batch-size", type=_positive_int, default=64,
                    help="examples per batch (split over --ctx; at most the training set's size)")
-    p.add_argument("--lr", type=_positive, default=0.05, help="initial learning rate (cosine decay to 1%%)")
+    p.add_argument("--lr", type=_lr, default=0.05, help="initial learning rate (cosine decay to 1%%)")
     p.add_argument("--wd", type=_non_negative, default=1e-4, help="weight decay")
     p.add_argument("--ctx", type=_contexts, default="cpu", help="contexts: cpu, cpu:0,1 (data parallel), gpu:0")
     p.add_argument("--kvstore", type=_kvstore, default="local", help="KVStore type used with several contexts")
-    p.add_argument("--shift", type=_natural, default=2, help="random shift augmentation, pixels (0: off)")
+    p.add_argument("--shift", type=_shift, default=2,
+                   help=f"random shift augmentation, pixels (0: off; at most {MAX_SHIFT})")
     p.add_argument("--seed", type=_seed, default=0, help="seeds initialisation, shuffling and augmentation")
     p.add_argument("--out", type=_writable_folder, default="mxasync-train", help="folder for the checkpoint, log and trace")
     p.add_argument("--profile", action="store_true", help="write a Chrome trace to OUT/profile.json")
-    p.add_argument("--plot", metavar="PNG", type=_png_path, help="draw train/validation curves (needs matplotlib)")
+    p.add_argument("--plot", metavar="FILE", type=_plot_path,
+                   help="draw train/validation curves into FILE (.png, .pdf, .svg ...; a bare file name goes into "
+                        "OUT; needs matplotlib: pip install 'mxasync[plot]')")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--resume", action="store_true",
                    help="continue from the latest per-epoch checkpoint in OUT (weights, optimizer state, "
@@ -261,6 +298,11 @@ def _train(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error(f"--batch-size {args.batch_size} is larger than the training set ({n_train} examples)")
     contexts, out = args.ctx, args.out
     _check_devices(parser, contexts)
+    if args.kvstore.startswith("dist") and not _have_mpi4py():
+        parser.error(f"--kvstore {args.kvstore}: the distributed stores run on MPI, and mpi4py is not installed "
+                     "(pip install 'mxasync[dist]'; then start the ranks with mxasync launch, docs/distributed.md)")
+    if args.plot and not os.path.dirname(args.plot):
+        args.plot = str(out / args.plot)  # a bare file name: next to the run's other files
     if args.plot and importlib.util.find_spec("matplotlib") is None:  # said now, not after training
         print("--plot skipped: matplotlib is not installed (pip install 'mxasync[plot]')", flush=True)
         args.plot = None

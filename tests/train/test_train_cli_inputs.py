@@ -25,6 +25,9 @@ ROOT = Path(__file__).resolve().parents[2]
     (["--shift", "-3"], "--shift: must be 0 or more, got -3"),
     (["--wd", "-5"], "--wd: must be 0 or more, got -5"),
     (["--plot", "/no/such/folder/curves.png"], "--plot: cannot write '/no/such/folder/curves.png'"),
+    (["--plot", "x.jpgx"], "--plot: cannot draw 'x.jpgx': the file name must end in one of .png, .pdf"),
+    (["--shift", "100"], "--shift: must be at most 13 pixels (the digits are 28x28), got 100"),
+    (["--lr", "1e9"], "--lr: must be at most 10 (training diverges at once), got 1e9"),
 ])
 def test_train_refuses_bad_inputs_before_training(tmp_path, capsys, argv, message):
     if argv[:2] == ["--ctx", "gpu:0"]:
@@ -37,7 +40,41 @@ def test_train_refuses_bad_inputs_before_training(tmp_path, capsys, argv, messag
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+    assert err.rstrip("\n").splitlines()[-1].startswith("mxasync train: error: ")  # it ends in one usage line
     assert not list((tmp_path / "run").glob("*.*"))  # nothing trained, nothing written
+
+
+def test_a_distributed_kvstore_without_mpi4py_is_a_usage_error(tmp_path, capsys, monkeypatch):
+    from mxasync.train import cli as train_cli
+
+    monkeypatch.setattr(train_cli, "_have_mpi4py", lambda: False)
+    with pytest.raises(SystemExit) as info:
+        cli.main(["train", "--epochs", "1", "--quiet", "--out", str(tmp_path / "run"), "--kvstore", "dist_sync"])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and "Traceback" not in err
+    assert err.splitlines()[-1].startswith("mxasync train: error: --kvstore dist_sync: the distributed stores run on "
+                                           "MPI, and mpi4py is not installed (pip install 'mxasync[dist]'")
+
+
+def test_run_and_launch_on_a_missing_module_or_hostfile_say_so_in_one_line(tmp_path, capsys):
+    assert cli.main(["run", "-m", "no_such_module_35"]) == 2
+    assert capsys.readouterr().err == "mxasync run: no module named 'no_such_module_35'\n"
+    assert cli.main(["run", "-m", "no_such_package_35.sub"]) == 2
+    assert capsys.readouterr().err == "mxasync run: no module named 'no_such_package_35.sub'\n"
+    script = tmp_path / "train.py"
+    script.write_text("print('hi')\n")
+    assert cli.main(["launch", "-n", "2", "-H", str(tmp_path / "hosts"), "--mpirun", sys.executable, str(script)]) == 2
+    assert capsys.readouterr().err == f"mxasync launch: -H/--hostfile: no such file: {tmp_path / 'hosts'}\n"
+
+
+def test_a_closed_pipe_ends_the_command_quietly():
+    """mxasync --help | head -1: the reader is gone before the help is written; no BrokenPipeError traceback."""
+    proc = subprocess.Popen([sys.executable, "-m", "mxasync", "--help"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    proc.stdout.close()  # before the interpreter has even started: every write of the help meets a closed pipe
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=120) == 141 and err == "", err
 
 
 def test_im2rec_and_launch_on_missing_paths(tmp_path, capsys):
