@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..atomic import write_file
 from ..base import MXAsyncError
 from ..runtime.context import Context
 
@@ -240,6 +241,58 @@ def latest_checkpoint(prefix: str) -> int:
     return max(found)
 
 
+CONFIG = "config.json"  # OUT/config.json: the run's configuration (written at its start)
+#: what a run's result depends on: --resume refuses to change any of them without --force
+RECIPE = ("network", "batch_size", "lr", "wd", "shift", "seed")
+NETWORKS = ("lenet", "mlp")
+
+
+def _run_files(out: Path) -> list[Path]:
+    """The files of a run in ``out``: its config, symbols, checkpoints and trace (not the metrics logs)."""
+    found = [out / CONFIG] if (out / CONFIG).is_file() else []
+    for net in NETWORKS:
+        found += sorted(p for p in out.glob(f"{net}-*") if p.suffix in (".json", ".params", ".states"))
+    return found
+
+
+def _config(args: argparse.Namespace) -> dict:
+    return {"network": args.network, "batch_size": args.batch_size, "lr": args.lr, "wd": args.wd,
+            "shift": args.shift, "seed": args.seed, "epochs": args.epochs,
+            "ctx": [str(c) for c in args.ctx], "kvstore": args.kvstore}
+
+
+def _check_out(parser: argparse.ArgumentParser, args: argparse.Namespace, out: Path) -> None:
+    """OUT holds one run: another run's files are refused unless --resume (the same recipe, or --force) or
+    --overwrite (they are removed)."""
+    if args.resume and args.overwrite:
+        parser.error("--resume continues the run in OUT and --overwrite replaces it: give one of them")
+    files = _run_files(out)
+    if args.resume:
+        saved = json.loads((out / CONFIG).read_text()) if (out / CONFIG).is_file() else {}
+        changed = [k for k in RECIPE if k in saved and saved[k] != _config(args)[k]]
+        if changed and not args.force:
+            was = ", ".join(f"--{k.replace('_', '-')} {saved[k]}" for k in changed)
+            now = ", ".join(f"--{k.replace('_', '-')} {_config(args)[k]}" for k in changed)
+            parser.error(f"--resume: the run in {str(out)!r} was trained with {was}; this one asks {now} "
+                         f"(give the same, or add --force to continue with the new values)")
+        return
+    if files and not args.overwrite:
+        names = ", ".join(p.name for p in files[:4]) + (f" and {len(files) - 4} more" if len(files) > 4 else "")
+        parser.error(f"--out {str(out)!r} holds another run ({names}): continue it with --resume, replace it with "
+                     "--overwrite, or give another --out")
+    for path in files:
+        path.unlink()
+
+
+def _drop_old_checkpoints(prefix: str, epoch: int, keep: int) -> None:
+    """Remove the checkpoints of the epochs before the last ``keep`` (``epoch`` is the newest)."""
+    for path in Path(prefix).parent.glob(Path(prefix).name + "-*.params"):
+        tail = path.stem.rsplit("-", 1)[-1]
+        if tail.isdigit() and int(tail) <= epoch - keep:
+            path.unlink(missing_ok=True)
+            path.with_suffix(".states").unlink(missing_ok=True)
+
+
 def _read_rows(path: Path) -> list[dict]:
     if not path.is_file():
         return []
@@ -269,6 +322,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true",
                    help="continue from the latest per-epoch checkpoint in OUT (weights, optimizer state, "
                         "learning-rate schedule) up to --epochs")
+    p.add_argument("--overwrite", action="store_true",
+                   help="start afresh in an OUT that holds another run (its checkpoints and config are removed; "
+                        "its metrics log is kept as metrics.jsonl.1)")
+    p.add_argument("--force", action="store_true",
+                   help=f"with --resume: continue even if {', '.join('--' + k.replace('_', '-') for k in RECIPE)} "
+                        f"differ from the run's {CONFIG}")
+    p.add_argument("--keep", type=_positive_int, default=3, metavar="N",
+                   help="checkpoints kept in OUT: the last N epochs' (older ones are removed as new ones are written)")
     return p
 
 
@@ -316,6 +377,7 @@ def _train(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
     prefix = str(out / args.network)
     log_path = out / "metrics.jsonl"
+    _check_out(parser, args, out)
     begin = latest_checkpoint(prefix) if args.resume else 0
     if args.resume and begin == 0:
         parser.error(f"--resume: no checkpoint of {args.network} in {str(out)!r} "
@@ -324,6 +386,7 @@ def _train(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         print(f"mxasync train: {prefix}-{begin:04d}.params already has {begin} epochs (--epochs {args.epochs}); "
               "nothing to do", flush=True)
         return 0
+    write_file(out / CONFIG, json.dumps(_config(args), indent=1) + "\n")  # what --resume checks
     rows = _read_rows(log_path)[:begin]  # a resumed run continues the log of the epochs it keeps
     kept = rotate(log_path)  # the previous runs' logs are kept, never deleted
     if kept:
@@ -337,7 +400,7 @@ def _train(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         mod = Module(net, context=contexts)
     log = MetricsLog(log_path)
     train_metric = metric.create(["acc", "ce"])
-    bar = None if args.quiet else ProgressBar(total=batches)
+    bar = None if args.quiet else ProgressBar(total=batches, epochs=args.epochs)
     clock = {"epoch": time.perf_counter()}
 
     def on_epoch_end(epoch, _sym, _arg, _aux):
@@ -346,11 +409,12 @@ def _train(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         seconds = time.perf_counter() - clock["epoch"]
         tr = dict(train_metric.get_global_name_value())
         val_acc, val_ce, _ = evaluate(mod, val)
-        log.append(epoch=epoch, train_accuracy=tr["accuracy"], train_cross_entropy=tr["cross-entropy"],
+        log.append(epoch=epoch + 1, train_accuracy=tr["accuracy"], train_cross_entropy=tr["cross-entropy"],
                    val_accuracy=val_acc, val_cross_entropy=val_ce, seconds=round(seconds, 3))
         print(f"epoch {epoch + 1:>3}/{args.epochs}  train acc {tr['accuracy']:.4f} ce {tr['cross-entropy']:.4f}"
               f"  |  val acc {val_acc:.4f} ce {val_ce:.4f}  |  {seconds:.2f} s", flush=True)
         mod.save_checkpoint(prefix, epoch + 1, save_optimizer_states=True)  # what --resume continues from
+        _drop_old_checkpoints(prefix, epoch + 1, args.keep)
         clock["epoch"] = time.perf_counter()
 
     if args.profile:
@@ -374,8 +438,8 @@ def _train(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     correct = round(final["val_accuracy"] * val.num_data)
     print(f"final validation accuracy {final['val_accuracy']:.4f} ({correct}/{val.num_data}) "
           f"after {args.epochs} epochs in {elapsed:.1f} s", flush=True)
-    print(f"checkpoint: {prefix}-symbol.json, {prefix}-{args.epochs:04d}.params (one per epoch); log: {log_path}",
-          flush=True)
+    print(f"checkpoint: {prefix}-symbol.json, {prefix}-{args.epochs:04d}.params (the last {args.keep} epochs' "
+          f"are kept); config: {out / CONFIG}; log: {log_path}", flush=True)
     if args.profile:
         print(f"trace: {out / 'profile.json'} (open in https://ui.perfetto.dev or chrome://tracing)", flush=True)
     if args.plot:

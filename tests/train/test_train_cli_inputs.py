@@ -106,7 +106,7 @@ def test_resume_continues_from_the_per_epoch_checkpoints(tmp_path, capsys):
     assert f"resuming from {out / 'mlp'}-0001.params: epochs 2 to 2" in text and "epoch   2/2" in text
     assert "epoch   1/2" not in text
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
-    assert [r["epoch"] for r in rows] == [0, 1] and (out / "mlp-0002.params").is_file()
+    assert [r["epoch"] for r in rows] == [1, 2] and (out / "mlp-0002.params").is_file()
     assert cli.main([*base, "--epochs", "2", "--resume"]) == 0
     assert "nothing to do" in capsys.readouterr().out
     with pytest.raises(SystemExit) as info:
@@ -151,3 +151,34 @@ def test_save_checkpoint_logs_where_it_saved(tmp_path, caplog):
     with caplog.at_level(logging.INFO):
         mx.model.save_checkpoint(str(tmp_path / "m"), 3, x * 2, {"w": mx.nd.ones((1,))}, {})
     assert f'Saved checkpoint to "{tmp_path / "m"}-0003.params"' in caplog.text
+
+
+def test_out_holds_one_run_its_config_and_its_last_checkpoints(tmp_path, capsys):
+    out = tmp_path / "run"
+    base = ["train", "--network", "mlp", "--quiet", "--out", str(out), "--batch-size", "256"]
+    assert cli.main([*base, "--epochs", "3", "--keep", "2"]) == 0
+    assert sorted(p.name for p in out.glob("mlp-*")) == ["mlp-0002.params", "mlp-0002.states", "mlp-0003.params",
+                                                         "mlp-0003.states", "mlp-symbol.json"]
+    config = json.loads((out / "config.json").read_text())
+    assert config["lr"] == 0.05 and config["network"] == "mlp" and config["epochs"] == 3
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as info:  # a new run into the folder of another: refused
+        cli.main([*base, "--epochs", "1"])
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert info.value.code == 2 and err.startswith(f"mxasync train: error: --out '{out}' holds another run (")
+    assert "continue it with --resume, replace it with --overwrite" in err
+    with pytest.raises(SystemExit) as info:  # a resume that changes the recipe: refused without --force
+        cli.main([*base, "--epochs", "4", "--resume", "--lr", "0.1"])
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.endswith(f"--resume: the run in '{out}' was trained with --lr 0.05; this one asks --lr 0.1 "
+                        "(give the same, or add --force to continue with the new values)")
+    assert cli.main([*base, "--epochs", "4", "--resume", "--lr", "0.1", "--force", "--keep", "2"]) == 0
+    assert json.loads((out / "config.json").read_text())["lr"] == 0.1
+    assert sorted(p.name for p in out.glob("mlp-*.params")) == ["mlp-0003.params", "mlp-0004.params"]
+    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [r["epoch"] for r in rows] == [1, 2, 3, 4]  # as the checkpoints and the printed lines count
+    assert cli.main([*base, "--epochs", "1", "--overwrite", "--plot", "c.png"]) == 0  # afresh: the old run's files go
+    assert (out / "c.png").is_file() or "--plot skipped" in capsys.readouterr().out  # a bare name: into OUT
+    assert not (tmp_path / "c.png").exists() and not os.path.exists("c.png")
+    assert sorted(p.name for p in out.glob("mlp-*.params")) == ["mlp-0001.params"]
+    assert (out / "metrics.jsonl.1").is_file() and json.loads((out / "config.json").read_text())["lr"] == 0.05
