@@ -247,3 +247,15 @@ def test_operator_code_reaches_the_numpy_backend_in_one_place():
     importers = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
                        if "backends.numpy" in p.read_text() and "import" in p.read_text())
     assert importers == ["kernels/_host.py"]
+
+
+def test_an_op_never_mixes_a_plugin_device_with_cpu(clean_registry):
+    _ctx_backend("contract_g")
+    dev = mx.nd.array([1.0, 2.0], ctx=mx.device("contract_g"))
+    host = mx.nd.array([1.0, 2.0])
+    for op in (lambda: dev + host, lambda: host * dev, lambda: mx.nd.dot(dev, host)):
+        with pytest.raises(MXAsyncError, match=r"inputs live on different contexts \((contract_g\(0\) and cpu\(0\)|"
+                                               r"cpu\(0\) and contract_g\(0\))\); copy them with as_in_context first"):
+            op()
+    assert (dev + host.as_in_context(dev.context)).asnumpy().tolist() == [2.0, 4.0]
+    assert (host + mx.nd.ones((2,), ctx=mx.cpu_pinned())).asnumpy().tolist() == [2.0, 3.0]  # host memory mixes
