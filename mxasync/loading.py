@@ -75,7 +75,10 @@ def load_at_import() -> None:
     if not _wanted():
         return
     preload(*AT_IMPORT)
-    importlib.import_module("mxasync.backends").get_backend("cpu")  # entry points read, numpy's started
+    try:
+        importlib.import_module("mxasync.backends").get_backend("cpu")  # entry points read, numpy's started
+    except Exception:  # noqa: BLE001 - a bad MXASYNC_BACKEND_CPU, say: the first cpu array reports it, not the import
+        pass
     registry = importlib.import_module("mxasync.operator.registry")
     for op in COMMON_OPS:
         registry.get_op(op).param_cls.build_schema()
