@@ -1,6 +1,6 @@
 """Benchmark JPEG decode/resize/encode across simplejpeg, OpenCV and Pillow (not a test; prints JSON).
 
-    python tests/io/bench_codecs.py [--rounds 9] [--json out.json]
+    python benchmarks/io_codecs.py [--rounds 9] [--json out.json]
 
 Libraries are timed in interleaved rounds (each round times every library once)
 and the median round is reported, so background load skews them alike.

@@ -3,8 +3,11 @@
 ``import mxasync as mx`` gives MXNet 1.x names; every blocking call has an
 awaitable twin for async code.
 
-The package loads lazily: ``import mxasync`` costs almost nothing (``mxasync --help``
-stays fast), and each subpackage loads on first use (``mx.nd``, ``mx.gluon``, ...).
+``import mxasync`` loads the operator registry and the common ops (``mx.nd``, autograd, the
+optimizers: about 1 s of CPU), so an event loop's first arrays never wait for an import
+(mxasync/loading.py); every other subpackage loads on first use (``mx.gluon``, ``mx.sym``,
+...).  With ``MXASYNC_PRELOAD=0``, and for mxasync's own command line (``mxasync --help``
+stays fast), the import costs almost nothing and ``mx.nd`` loads on first use too.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 from . import _seams
+from . import loading as _loading
 
 __version__ = "0.1.0"
 
@@ -77,6 +81,10 @@ _seams.wrap_array.provider = f"{__name__}.ndarray"
 _seams.subgraph.provider = f"{__name__}.symbol._control_flow"
 _seams.control_flow.provider = f"{__name__}.executor.control_flow"
 _seams.numpy.provider = f"{__name__}.numpy_extension"
+
+# the registry and the common ops load now, so an event loop's first arrays find them loaded
+# (mxasync/loading.py says when they do not: MXASYNC_PRELOAD=0, the command line)
+_loading.load_at_import()
 
 _SUBMODULES = (
     "autograd", "backends", "callback", "context", "contrib", "engine", "executor", "gluon", "image",

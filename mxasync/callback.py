@@ -109,11 +109,17 @@ class ProgressBar:
     ``length`` characters of the text bar; tqdm sizes its own); ``file`` picks
     the stream (stderr by default). A bar
     finishes when the epoch's last batch arrives, or at :meth:`close`.
+
+    Bars are labelled with MXNet's epoch index (``Epoch 0`` first, as its ``Speedometer``
+    logs); given ``epochs`` (the run's number of epochs), with the count a reader expects
+    (``Epoch 1/15`` first), as ``mxasync train`` shows it.  The rate tqdm shows counts from
+    the first batch's end (the bar opens then), so it is never the first batch's alone.
     """
 
     def __init__(self, total: int | None = None, length: int = 80, file: TextIO | None = None,
-                 show_metric: bool = True, use_tqdm: bool | None = None) -> None:
+                 show_metric: bool = True, use_tqdm: bool | None = None, epochs: int | None = None) -> None:
         self.total = total
+        self.epochs = epochs
         self.bar_len = length
         self.file = file
         self.show_metric = show_metric
@@ -132,7 +138,7 @@ class ProgressBar:
         self._last = param.nbatch
         if self._bar is None:
             self._epoch = param.epoch
-            self._open(param.epoch)
+            self._open(param.epoch, count)
         postfix = ""
         if self.show_metric and param.eval_metric is not None:
             postfix = " ".join(f"{n}={v:.4f}" for n, v in param.eval_metric.get_name_value())
@@ -152,12 +158,17 @@ class ProgressBar:
     def _stream(self) -> TextIO:
         return self.file or sys.stderr
 
-    def _open(self, epoch: int) -> None:
+    def _label(self) -> str:
+        return f"Epoch {self._epoch + 1}/{self.epochs}" if self.epochs else f"Epoch {self._epoch}"
+
+    def _open(self, epoch: int, count: int) -> None:
         # A terminal gets a live bar (tqdm's, sized to the terminal so the metric is not cut off, or the
         # text one); a log file or pipe gets one line per epoch, when it ends, instead of a wall of "\r".
+        # tqdm's rate counts from here: ``initial`` leaves out the batches done before the bar opened
+        # (their time is not the bar's), else the first rate is one batch over no time at all.
         if self._tqdm is not None and _is_terminal(self._stream):
-            self._bar = self._tqdm(total=self.total, desc=f"Epoch {epoch}", unit="batch", file=self.file,
-                                   leave=True, disable=None)
+            self._bar = self._tqdm(total=self.total, desc=self._label(), unit="batch", file=self.file,
+                                   leave=True, disable=None, initial=count)
         else:
             self._bar = True
 
@@ -165,9 +176,9 @@ class ProgressBar:
         if self.total:
             filled = int(round(self.bar_len * count / float(self.total)))
             percents = math.ceil(100.0 * count / float(self.total))
-            line = f"Epoch {self._epoch} [{'=' * filled}{'-' * (self.bar_len - filled)}] {percents}%"
+            line = f"{self._label()} [{'=' * filled}{'-' * (self.bar_len - filled)}] {percents}%"
         else:
-            line = f"Epoch {self._epoch} batch {count}"
+            line = f"{self._label()} batch {count}"
         return f"{line} {postfix}".rstrip()
 
     def close(self) -> None:

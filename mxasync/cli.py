@@ -7,6 +7,7 @@ named, so ``mxasync --help`` stays fast.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 # command -> (module, one-line help)
@@ -37,6 +38,18 @@ def _version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # here, where a closed pipe can still be caught (at exit it would print a traceback)
+        return code
+    except BrokenPipeError:
+        # the reader went away (mxasync --help | head -1): stop quietly, as a program killed by SIGPIPE does,
+        # and point stdout at /dev/null so the interpreter's last flush does not fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13
+
+
+def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         print(_usage())

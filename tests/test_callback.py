@@ -112,3 +112,25 @@ def test_module_checkpoint_and_metric_logging(caplog):
     msgs = [r.getMessage() for r in caplog.records]
     assert msgs == ["Iter[1] Batch[4] Train-accuracy=0.500000", "Epoch[1] Validation-accuracy=0.500000"]
     assert acc.num_inst == 0
+
+
+def test_progress_bar_counts_epochs_for_readers_and_rates_from_the_first_batch_end():
+    import io
+
+    pytest.importorskip("tqdm")
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Terminal()
+    bar = mx.callback.ProgressBar(total=4, file=stream, use_tqdm=True, epochs=15)
+    bar(mx.model.BatchEndParam(epoch=0, nbatch=0, eval_metric=None, locals=None))
+    assert bar._bar.format_dict["initial"] == 1  # tqdm's rate leaves out the batch done before it opened
+    bar.close()
+    assert "Epoch 1/15" in stream.getvalue()
+    plain = io.StringIO()
+    text = mx.callback.ProgressBar(total=2, file=plain, use_tqdm=False)
+    for k in range(2):
+        text(mx.model.BatchEndParam(epoch=0, nbatch=k, eval_metric=None, locals=None))
+    assert plain.getvalue().startswith("Epoch 0 [")  # MXNet's epoch index without epochs=

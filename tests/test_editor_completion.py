@@ -36,3 +36,16 @@ def test_jedi_completes_an_array_and_a_live_session(tmp_path):
 
     live = {c.name for c in jedi.Interpreter("mx.nd.", [{"mx": mx}]).complete()}
     assert {"ones", "zeros", "Convolution"} <= live
+
+
+def test_jedi_completes_mx_np_and_shows_its_docstrings(tmp_path):
+    names = _complete("import mxasync as mx\nmx.np.", tmp_path)
+    assert {"ones", "einsum", "dot", "ndarray", "linalg", "random", "float32", "pi"} <= names
+    assert {"norm", "svd"} <= _complete("import mxasync as mx\nmx.np.linalg.", tmp_path)
+    assert {"asnumpy", "reshape", "T", "shape"} <= _complete("import mxasync as mx\nmx.np.ones((2,)).", tmp_path)
+    project = jedi.Project(path=str(tmp_path), added_sys_path=[str(ROOT)], smart_sys_path=False)
+    code = "import mxasync as mx\nmx.np.einsum"
+    script = jedi.Script(code, path=str(tmp_path / "script.py"), project=project,
+                         environment=jedi.InterpreterEnvironment())
+    (einsum,) = [c for c in script.complete(2, len("mx.np.einsum")) if c.name == "einsum"]
+    assert "Einstein summation" in einsum.docstring() and "mx.np.einsum" in einsum.docstring()

@@ -49,8 +49,12 @@ class BackendState:
 class Backend:
     """Base class for backends; subclass it and register it under the ``mxasync.backends`` entry-point group.
 
-    Class attributes: ``name``, ``device_type``, ``priority`` (the highest
-    priority available backend of a device type serves it).
+    Class attributes: ``name``, ``device_type``, ``priority``, ``api_version``,
+    ``device_typeid``, ``host_memory``, ``asynchronous`` (docs/backend_plugins.md).
+    Who serves a device type: the backend selected for it (``mx.backends.use`` or
+    ``MXASYNC_BACKEND_<TYPE>``); else, for a device type mxasync ships a backend for
+    (cpu, gpu, cpu_pinned, cpu_shared), the built-in one, whatever a plugin's
+    ``priority``; else the available plugin with the highest ``priority``.
     """
 
     name: str = "backend"
@@ -105,7 +109,12 @@ class Backend:
         return numpy.asarray(array)
 
     def from_storage(self, handle, shape, dtype) -> Any:
-        """The storage hook: view ``handle.buffer`` (runtime Storage) as an array of ``shape``/``dtype``."""
+        """The storage hook: view ``handle.buffer`` (runtime Storage) as an array of ``shape``/``dtype``.
+
+        Called for every array of a device type whose storage was registered
+        (``mxasync.runtime.register_storage``); the default views a host buffer
+        (a numpy ``uint8`` array) with numpy.
+        """
         import numpy
 
         dtype = numpy.dtype(dtype)

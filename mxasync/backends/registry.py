@@ -32,6 +32,7 @@ import logging
 import os
 import threading
 import warnings
+from collections.abc import Callable
 from importlib import metadata
 from typing import Any
 
@@ -39,8 +40,8 @@ from ..base import MXAsyncError
 from ..runtime.context import register_device_type, set_device_type_finder
 from .base import PLUGIN_API_VERSION, Backend, BackendState
 
-__all__ = ["get_backend", "list_backends", "register_backend", "reset", "use", "BackendWarning",
-           "ENTRY_POINT_GROUP"]
+__all__ = ["get_backend", "list_backends", "register_backend", "reset", "use", "generation", "on_switch",
+           "BackendWarning", "ENTRY_POINT_GROUP"]
 
 log = logging.getLogger("mxasync.backends")
 
@@ -52,7 +53,7 @@ class BackendWarning(UserWarning):
 
 
 class _Entry:
-    __slots__ = ("name", "source", "ep", "backend", "state", "error", "builtin", "note")
+    __slots__ = ("name", "source", "ep", "backend", "state", "error", "builtin", "note", "device_type", "warned")
 
     def __init__(self, name: str, source: str, ep=None, backend: Backend | None = None, builtin: bool = False):
         self.name = name
@@ -63,6 +64,8 @@ class _Entry:
         self.error: str | None = None
         self.builtin = builtin  # shipped with mxasync (its module is under mxasync.)
         self.note: str | None = None  # why it serves, or why it does not
+        self.device_type: str | None = backend.device_type if backend is not None else None
+        self.warned = False  # its failure was reported (once per process)
 
 
 _lock = threading.RLock()
@@ -70,6 +73,30 @@ _entries: dict[str, _Entry] | None = None
 _serving: dict[str, Backend] = {}  # device_type -> started backend (the fast lookup)
 _selected: dict[str, str] = {}  # device_type -> backend name, from use()
 _loaded_all = False
+_generation = 0  # bumped whenever the backend serving a device type may change (use, register_backend, reset)
+_listeners: list[Callable[[], None]] = []
+
+
+def generation() -> int:
+    """A number that changes whenever the backend serving some device type may have changed.
+
+    Caches of backend kernels and namespaces (an operator's kernels per context, the imperative
+    plans, a bound executor's steps) keep the number they were built under and rebuild when it
+    moved, so ops that ran before ``mx.backends.use(...)`` do not keep the old backend's kernels.
+    """
+    return _generation
+
+
+def on_switch(callback: Callable[[], None]) -> None:
+    """Call ``callback()`` (it must only drop caches) whenever :func:`generation` changes."""
+    _listeners.append(callback)
+
+
+def _switched() -> None:
+    global _generation
+    _generation += 1
+    for callback in list(_listeners):
+        callback()
 
 
 def _discover() -> dict[str, _Entry]:
@@ -85,11 +112,19 @@ def _discover() -> dict[str, _Entry]:
     return _entries
 
 
-def _fail(entry: _Entry, stage: str, exc: BaseException) -> None:
+def _fail(entry: _Entry, stage: str, exc: BaseException, warn: bool = True) -> None:
     entry.state = BackendState.FAILED
     entry.error = f"{stage}: {type(exc).__name__}: {exc}"
-    warnings.warn(f"mxasync backend plugin {entry.name!r} ({entry.source}) failed to {entry.error}",
-                  BackendWarning, stacklevel=4)
+    if warn:
+        _warn(entry)
+
+
+def _warn(entry: _Entry) -> None:
+    """Report a failed plugin with a BackendWarning, once per process."""
+    if not entry.warned:
+        entry.warned = True
+        warnings.warn(f"mxasync backend plugin {entry.name!r} ({entry.source}) failed to {entry.error}",
+                      BackendWarning, stacklevel=5)
 
 
 def _load(entry: _Entry) -> None:
@@ -100,10 +135,18 @@ def _load(entry: _Entry) -> None:
         backend = obj if isinstance(obj, Backend) else obj()  # a class or factory
         if not isinstance(backend, Backend):
             raise TypeError(f"entry point gave {type(backend).__name__}, not an mxasync Backend")
+    except Exception as exc:
+        _fail(entry, "load", exc)  # its device type is unknown: reported now
+        return
+    entry.device_type = getattr(backend, "device_type", None)
+    try:
         _check_api(backend)
         register_device_type(backend.device_type, backend.device_typeid)
     except Exception as exc:
-        _fail(entry, "load", exc)
+        # refused (another contract version): reported when its device type is asked for, not in every
+        # process that merely uses another device (mx.backends.list() shows it at any time)
+        _fail(entry, "load", exc, warn=False)
+        log.info("backend %r (%s) refused: %s", entry.name, entry.source, entry.error)
         return
     entry.backend = backend
     entry.state = BackendState.LOADED
@@ -174,11 +217,16 @@ def _choose(device_type: str) -> _Entry:
     candidates.sort(key=lambda e: (-e.backend.priority, e.name))
     builtins = [e for e in candidates if e.builtin]
     wanted, how = _selection(device_type)
+    refused = [e for e in _discover().values() if e.backend is None and e.device_type == device_type]
+    for entry in refused:  # a refused plugin for this device type: say so where it could have served
+        if not builtins or entry.name == wanted:
+            _warn(entry)
     if wanted is not None:
         chosen = [e for e in candidates if e.name == wanted]
         if not chosen:
+            why = "".join(f"; {e.name!r} was refused ({e.error})" for e in refused if e.name == wanted)
             raise MXAsyncError(f"{how}: no installed backend {wanted!r} serves device type {device_type!r}"
-                               f" (candidates: {', '.join(e.name for e in candidates) or 'none'})")
+                               f" (candidates: {', '.join(e.name for e in candidates) or 'none'}){why}")
         entry = chosen[0]
         if not _start(entry):
             raise MXAsyncError(f"{how}: backend {wanted!r} cannot serve {device_type!r}: {entry.state}"
@@ -195,7 +243,8 @@ def _choose(device_type: str) -> _Entry:
         if _start(entry):
             break
     else:
-        states = ", ".join(f"{e.name}: {e.state}{' (' + e.error + ')' if e.error else ''}" for e in candidates)
+        states = ", ".join(f"{e.name}: {e.state}{' (' + e.error + ')' if e.error else ''}"
+                           for e in candidates + refused)
         raise MXAsyncError(f"no backend available for device type {device_type!r}"
                            + (f" (installed: {states})" if states else " (none installed)"))
     others = [e for e in candidates if e is not entry]
@@ -217,8 +266,12 @@ def _choose(device_type: str) -> _Entry:
 def use(device_type: str, name: str | None) -> None:
     """Select backend ``name`` for ``device_type`` (``None`` goes back to the default rule).
 
-    The choice applies from the next array created on that device type; arrays
-    made before keep their backend's memory.  Same as ``MXASYNC_BACKEND_<TYPE>=name``.
+    Same as ``MXASYNC_BACKEND_<TYPE>=name``.  Every op from then on runs the new backend's
+    kernels, including ops that already ran (their cached kernels are dropped, see
+    :func:`generation`), and :func:`get_backend` reports it.  Arrays made before keep
+    their memory; with a backend whose arrays are not host memory, copy them to the
+    new one (``as_in_context``) or make them again.  A name no installed backend has is
+    refused at the next :func:`get_backend`, naming the candidates.
     """
     with _lock:
         if name is None:
@@ -229,6 +282,7 @@ def use(device_type: str, name: str | None) -> None:
         for e in _discover().values():
             if e.backend is not None and e.backend.device_type == device_type:
                 e.note = None
+        _switched()
 
 
 def register_backend(backend: Backend, name: str | None = None) -> None:
@@ -244,6 +298,7 @@ def register_backend(backend: Backend, name: str | None = None) -> None:
         name = name or backend.name
         entries[name] = _Entry(name, "register_backend()", backend=backend)
         _serving.pop(backend.device_type, None)
+        _switched()
 
 
 def list_backends() -> list[dict[str, Any]]:
@@ -254,7 +309,7 @@ def list_backends() -> list[dict[str, Any]]:
         for e in _discover().values():
             b = e.backend
             serving = b is not None and _serving.get(b.device_type) is b
-            out.append({"name": e.name, "device_type": b.device_type if b else None,
+            out.append({"name": e.name, "device_type": b.device_type if b else e.device_type,
                         "priority": b.priority if b else None, "state": e.state, "serving": serving,
                         "builtin": e.builtin, "source": e.source, "error": e.error, "note": e.note,
                         "api_version": getattr(b, "api_version", None) if b else None})
@@ -269,12 +324,16 @@ def reset() -> None:
         _loaded_all = False
         _serving.clear()
         _selected.clear()
+        _switched()
 
 
 def _find_device_type(name: str) -> None:
     """The runtime's finder: an unknown Context device type may belong to a plugin not loaded yet."""
     with _lock:
         _load_all()
+        for entry in _discover().values():
+            if entry.backend is None and entry.device_type == name:
+                _warn(entry)  # refused: the reason it is unknown
 
 
 set_device_type_finder(_find_device_type)

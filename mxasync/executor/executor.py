@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 
 from ..autograd.gradient import EntryInfo, ExecOp, build_backward
+from ..backends import generation as backend_generation
+from ..backends import get_backend
 from ..base import MXAsyncError, MXAsyncValueError
 from ..ndarray._chunk import alloc_chunk
 from ..ndarray._sparse_array import new_sparse
@@ -51,8 +53,6 @@ class Executor:
 
     def __init__(self, sym, ctx, arg_arrays: list, grad_arrays: list, grad_reqs: list, aux_arrays: list,
                  shared_exec: Executor | None = None, graph: IndexedGraph | None = None):
-        from ..backends import get_backend
-
         self._symbol = sym
         self._ctx = ctx
         self._xp = get_backend(ctx.device_type).xp
@@ -111,9 +111,16 @@ class Executor:
         self._unplanned = plan_memory(nbytes, [PlanOp(o.reads, o.writes) for o in ops], external,
                                       persistent=set(g.heads), enabled=False)
         self._allocate(var_arrays, shared_exec)
-        self._fwd_steps = compile_ops(self, fwd_ops)
-        self._bwd_steps = compile_ops(self, self._bwd_ops)
+        self._fwd_ops = fwd_ops
+        self._compile()
         self.outputs = [self._arrays[e] for e in g.heads]
+
+    def _compile(self) -> None:
+        """The steps that push the graph's ops, with the kernels of the backend serving the context now."""
+        self._backend_gen = backend_generation()
+        self._xp = get_backend(self._ctx.device_type).xp
+        self._fwd_steps = compile_ops(self, self._fwd_ops)
+        self._bwd_steps = compile_ops(self, self._bwd_ops)
 
     def _storage_types(self, var_arrays: dict, entries: list) -> list | None:
         """Every entry's storage type when the graph holds sparse arrays, else None (all dense)."""
@@ -169,6 +176,8 @@ class Executor:
             if name not in self.arg_dict:
                 raise MXAsyncError(f"forward: unknown argument {name!r}; arguments are {list(self.arg_dict)}")
             self.arg_dict[name][:] = value
+        if self._backend_gen != backend_generation():  # mx.backends.use(...) since: its kernels from now on
+            self._compile()
         self._run(self._fwd_steps, 1 if is_train else 0, monitor=True)
         return self.outputs
 
@@ -195,6 +204,8 @@ class Executor:
                         og.copyto(self._arrays[e])  # 0-d heads too (NumPy-shape graphs)
                     else:
                         self._arrays[e][:] = og
+        if self._backend_gen != backend_generation():
+            self._compile()
         self._run(self._bwd_steps, 1, monitor=True)
 
     def _run(self, steps, flag: int, monitor: bool) -> None:

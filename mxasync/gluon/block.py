@@ -29,6 +29,7 @@ from collections import OrderedDict, defaultdict
 import numpy as np
 
 from .. import ndarray as nd
+from ..base import MXAsyncError
 from ..ndarray._save_load import load_any
 from ..ndarray.ndarray import NDArray
 from ..symbol._naming import NameManager, Prefix
@@ -330,19 +331,50 @@ class Block:
         raise NotImplementedError
 
     def summary(self, *inputs) -> None:
-        """Print each block's output shapes and parameter counts for a forward pass on ``inputs``."""
+        """Print each block's output shapes and parameter counts for a forward pass on ``inputs``, in
+        MXNet 1.9.1's format (its columns, ``Dense-1`` numbering from the first layer, shapes as tuples,
+        containers (``Sequential``, ``HybridSequential``) not listed). A hybridized block is refused, as
+        MXNet refuses it: its children's hooks would not run.
+
+        >>> import mxasync as mx
+        >>> net = mx.gluon.nn.Dense(2, in_units=3); net.initialize()
+        >>> net.summary(mx.nd.zeros((1, 3)))  # doctest: +NORMALIZE_WHITESPACE
+        --------------------------------------------------------------------------------
+                Layer (type)                                Output Shape         Param #
+        ================================================================================
+                       Input                                      (1, 3)               0
+                     Dense-1                                      (1, 2)               8
+        ================================================================================
+        Parameters in forward computation graph, duplicate included
+           Total params: 8
+           Trainable params: 8
+           Non-trainable params: 0
+        Shared params in forward computation graph: 0
+        Unique parameters in model: 8
+        --------------------------------------------------------------------------------
+        """
         summary, seen, hooks = OrderedDict(), set(), []
 
         def shapes(x):
             if isinstance(x, NDArray):
-                return list(x.shape)
+                return tuple(x.shape)
             if isinstance(x, (list, tuple)):
                 return [shapes(i) for i in x]
             return x
 
+        def shape_str(x) -> str:
+            got = shapes(x)
+            return str(got)[1:-1] if isinstance(got, list) else str(got)
+
         def register(block):
+            if getattr(block, "_active", False):
+                raise MXAsyncError(f'"{block.name}" must not be hybridized to print summary. '
+                                   "(call summary() before hybridize(), as in MXNet)")
+            if type(block).__name__ in ("Sequential", "HybridSequential"):
+                return  # a container: its children are listed
+
             def hook(blk, _, outputs):
-                key = f"{blk.__class__.__name__}-{len(summary) + 1}"
+                key = f"{blk.__class__.__name__}-{len(summary)}"  # "Input" is the first entry: layers count from 1
                 n_params = n_trainable = 0
                 shared = 0
                 for p in blk.params.values():
@@ -353,22 +385,22 @@ class Block:
                     if p in seen:
                         shared += n
                     seen.add(p)
-                summary[key] = {"output_shape": shapes(outputs), "n_params": n_params,
+                summary[key] = {"output_shape": shape_str(outputs), "n_params": n_params,
                                 "trainable": n_trainable, "shared": shared}
 
             hooks.append(block.register_forward_hook(hook))
 
-        summary["Input"] = {"output_shape": shapes(list(inputs)), "n_params": 0, "trainable": 0, "shared": 0}
+        summary["Input"] = {"output_shape": shape_str(list(inputs)), "n_params": 0, "trainable": 0, "shared": 0}
         try:
             self.apply(register)
             self(*inputs)
             line = "-" * 80
             print(line)
-            print(f"{'Layer (type)':>25}  {'Output Shape':>42} {'Param #':>15}")
+            print(f"{'Layer (type)':>20}  {'Output Shape':>42} {'Param #':>15}")
             print("=" * 80)
             total = trainable = shared = 0
             for layer, info in summary.items():
-                print(f"{layer:>25}  {str(info['output_shape']):>42} {info['n_params']:>15}")
+                print(f"{layer:>20}  {info['output_shape']:>42} {info['n_params']:>15}")
                 total += info["n_params"]
                 trainable += info["trainable"]
                 shared += info["shared"]

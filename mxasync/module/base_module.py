@@ -149,8 +149,53 @@ class BaseModule:
             eval_batch_end_callback=None, initializer=DEFAULT_INIT, arg_params=None, aux_params=None,
             allow_missing: bool = False, force_rebind: bool = False, force_init: bool = False, begin_epoch: int = 0,
             num_epoch: int | None = None, validation_metric=None, monitor=None, sparse_row_id_fn=None) -> None:
-        """Train for ``num_epoch - begin_epoch`` epochs (MXNet's signature; ``initializer`` defaults to
-        ``Uniform(0.01)``)."""
+        """Train for ``num_epoch - begin_epoch`` epochs: bind, initialize, then per batch forward,
+        backward and update, with MXNet 1.9.1's signature and callbacks.
+
+        Parameters
+        ----------
+        train_data : DataIter
+            The training batches (``reset()`` after each epoch).
+        eval_data : DataIter, optional
+            Scored with ``validation_metric`` after each epoch.
+        eval_metric : str or EvalMetric, default 'acc'
+            Updated with each training batch; logged at each epoch's end.
+        epoch_end_callback, batch_end_callback : callable or list, optional
+            ``epoch_end_callback(epoch, symbol, arg_params, aux_params)`` (``mx.callback.do_checkpoint``)
+            and ``batch_end_callback(BatchEndParam)`` (``Speedometer``, ``ProgressBar``).
+        kvstore : str or KVStore, default 'local'
+            How gradients of several contexts are summed and where the optimizer runs.
+        optimizer : str or Optimizer, default 'sgd'
+        optimizer_params : dict or tuple of pairs, default ``(('learning_rate', 0.01),)``
+            Arguments of ``mx.optimizer.create(optimizer, ...)``.
+        eval_end_callback, eval_batch_end_callback : callable or list, optional
+            Called after scoring ``eval_data``, and per batch of it.
+        initializer : Initializer, default ``Uniform(0.01)``
+            For the parameters ``arg_params`` / ``aux_params`` do not give.
+        arg_params, aux_params : dict of str to NDArray, optional
+            Starting values (a checkpoint's); ``allow_missing`` lets the initializer fill the rest.
+        force_rebind, force_init : bool, default False
+            Bind again, initialize again, even if done already.
+        begin_epoch : int, default 0
+            The first epoch's index (a resumed run's; callbacks see it).
+        num_epoch : int
+            Train up to (not including) this epoch index.
+        validation_metric : str or EvalMetric, optional
+            For ``eval_data``; ``eval_metric`` when not given.
+        monitor : Monitor, optional
+            Installed on the executors (``mx.mon.Monitor``).
+        sparse_row_id_fn : callable, optional
+            Accepted for MXNet's signature (row-sparse pulls do not apply to the local stores).
+
+        >>> import mxasync as mx
+        >>> from mxasync.io.datasets import digits_iter
+        >>> data = mx.sym.Variable("data")
+        >>> net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(data, num_hidden=10), name="softmax")
+        >>> mod = mx.mod.Module(net)
+        >>> mod.fit(digits_iter(64, "train", flat=True), num_epoch=2, optimizer_params={"learning_rate": 0.1})
+        >>> mod.score(digits_iter(64, "val", flat=True), "acc")[0][1] > 0.8
+        True
+        """
         eval_metric, validation_metric = self._fit_setup(
             train_data, eval_metric, kvstore, optimizer, optimizer_params, initializer, arg_params, aux_params,
             allow_missing, force_rebind, force_init, num_epoch, validation_metric, monitor)

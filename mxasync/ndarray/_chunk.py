@@ -4,6 +4,10 @@ Every NDArray is a view (``data``) of one chunk; views made by basic slicing or
 reshape share their parent's chunk, hence its var, so writes through a view
 are ordered with every other use of the memory.
 
+A device whose backend registered its own storage (``register_storage``) takes every
+chunk from it: ``alloc``, then the backend's ``from_storage`` views the block as an array,
+and the block goes back through ``free`` (or ``park``) as a pooled one does.
+
 Small chunks are plain backend arrays: the op closures that use them hold
 references, so the memory lives as long as any pending op needs it and no
 engine op is needed to free it.  Large CPU chunks come from the pooled
@@ -20,10 +24,11 @@ from functools import partial
 
 import numpy as np
 
+from ..backends import get_backend
 from ..base import MXAsyncError
 from ..runtime.context import Context
 from ..runtime.engine import Engine
-from ..runtime.storage import Storage
+from ..runtime.storage import Storage, has_registered_storage
 from ..runtime.var import VarHandle
 
 __all__ = ["Chunk", "PooledChunk", "alloc_chunk"]
@@ -89,6 +94,11 @@ def alloc_chunk(shape: tuple, dtype, ctx: Context, xp, op_output: bool = False) 
 
 def _alloc_chunk(shape: tuple, dtype, ctx: Context, xp, op_output: bool) -> Chunk:
     dtype = np.dtype(dtype)
+    if has_registered_storage(ctx.device_type):
+        # a plugin device's own memory: its Storage's block, viewed as an array by its backend
+        handle = Storage.get(ctx).alloc(dtype.itemsize * _prod(shape))
+        base = get_backend(ctx.device_type).from_storage(handle, tuple(shape), dtype)
+        return PooledChunk(base, ctx, handle)
     if xp is np:
         nbytes = dtype.itemsize * _prod(shape)
         storage = Storage.get(ctx)

@@ -11,9 +11,11 @@ import math
 
 import numpy as np
 
+from ..backends import get_backend
 from ..base import MXAsyncError, MXAsyncValueError
 from ..operator.tensor.init import arange_values
 from ..runtime.context import Context, current_context
+from ..runtime.run_context import FnProperty
 from .ndarray import _DEFAULT_DTYPE, NDArray, _empty, _push
 
 __all__ = ["empty", "zeros", "ones", "full", "array", "arange", "zeros_like", "ones_like"]
@@ -116,8 +118,19 @@ def array(source, ctx: Context | None = None, dtype=None) -> NDArray:
     # a numpy array is copied once, straight into the new chunk (np.array first would copy it twice)
     arr = source if isinstance(source, np.ndarray) else np.array(source, dtype=dtype)
     out = empty(arr.shape, ctx, np.dtype(dtype))
-    if out._ctx.device_type == "cpu" or isinstance(out._data, np.ndarray):
+    backend = get_backend(out._ctx.device_type)
+    if backend.host_memory and isinstance(out._data, np.ndarray):
         out._data[...] = arr  # a fresh chunk has no pending ops: fill it now
+    elif not backend.host_memory:
+        # the device's own memory: its copy_from_host, on its copy lane (MXNet's COPY_TO_GPU), from a
+        # private host copy (the caller may change ``source`` before the op runs)
+        host = np.array(arr, dtype=out._data.dtype, order="C")
+        data = out._data
+
+        def upload(rctx):
+            backend.copy_from_host(data, host, rctx)
+
+        _push(upload, out._ctx, [], [out._chunk.var], "_copyto", out.size, FnProperty.COPY_TO_GPU)
     else:
         out[:] = arr
     return out

@@ -14,11 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _seams
+from ..backends import on_switch
 from ..base import MXAsyncError
 from ..operator.registry import get_op
 from ..operator.sparse.storage import DEFAULT, SparseStore
 from ..operator.step import INLINE_ELEMENTS, ForwardPlan
-from ..runtime.context import current_context
+from ..runtime.context import current_context, mixable
 from ..runtime.storage import Storage
 from . import _recording as _ag
 from ._chunk import Chunk
@@ -125,8 +126,8 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
                            f"got {type(inputs[bad]).__name__}") from None
     for x in inputs:
         # host contexts (cpu(0), cpu(1), pinned, shared) share memory: MXNet mixes them, the result
-        # living on the first input's context; device memory must be copied first
-        if x._ctx is not ctx and x._ctx != ctx and "gpu" in (x._ctx.device_type, ctx.device_type):
+        # living on the first input's context; device memory (gpu, a plugin's) must be copied first
+        if x._ctx is not ctx and not mixable(x._ctx, ctx):
             raise MXAsyncError(f"{prop.label}: inputs live on different contexts ({ctx} and {x._ctx}); "
                                "copy them with as_in_context first")
     if plan is not None and plan.fast and not aux and out is None and 0 < len(args) <= 2:
@@ -225,6 +226,16 @@ def invoke_binary(op_name: str, a, b):
 
 
 _SCALAR_PLANS: dict = {}
+
+
+def _drop_plans() -> None:
+    """Another backend serves a device type now (``mx.backends.use``): plans hold the old one's kernels."""
+    _PLANS.clear()
+    _BINARY_PLANS.clear()
+    _SCALAR_PLANS.clear()
+
+
+on_switch(_drop_plans)
 
 
 def invoke_scalar(op_name: str, a, scalar: float):

@@ -96,9 +96,38 @@ def _bound(frontend: Any, fn: Callable, name: str) -> Callable:
         return fn(frontend, *args, **kwargs)
 
     call.__name__ = call.__qualname__ = name
+    sig = None
     try:
         sig = inspect.signature(fn)
-        call.__signature__ = sig.replace(parameters=list(sig.parameters.values())[1:])  # type: ignore[attr-defined]
+        sig = sig.replace(parameters=list(sig.parameters.values())[1:])
+        call.__signature__ = sig  # type: ignore[attr-defined]
     except (TypeError, ValueError):
         pass
+    if not fn.__doc__:
+        call.__doc__ = numpy_doc(numpy_namespace(fn), name, sig)
     return call
+
+
+def numpy_namespace(fn: Callable) -> str:
+    """The NumPy namespace an ``mx.np`` function mirrors: ``numpy``, ``numpy.linalg`` or ``numpy.random``."""
+    module = getattr(fn, "__module__", "") or ""
+    return {"_api_linalg": "numpy.linalg", "_api_random": "numpy.random"}.get(module.rsplit(".", 1)[-1], "numpy")
+
+
+def numpy_doc(namespace: str, name: str, sig: inspect.Signature | None = None) -> str:
+    """The docstring of an ``mx.np`` function: NumPy's one-line summary of the function it mirrors, and
+    how ours differs (an op of the engine, arrays of the engine, ``ctx``)."""
+    module: Any = _np
+    for part in namespace.split(".")[1:]:
+        module = getattr(module, part, None)
+    summary = ""
+    doc = getattr(getattr(module, name, None), "__doc__", None)
+    if doc:
+        paragraphs = [p.strip() for p in inspect.cleandoc(doc).split("\n\n") if p.strip()]
+        # the first paragraph that is prose, not the call signature some ufuncs start with
+        summary = next((" ".join(p.split()) for p in paragraphs if not p.startswith(name + "(")), "")
+    call = f"{name}{sig}" if sig is not None else name
+    ours = "mx." + namespace.replace("numpy", "np", 1)
+    return (f"{summary}\n\n" if summary else "") + (
+        f"``{ours}.{call}``: ``{namespace}.{name}`` as an op of the engine: it is pushed and returns at once; "
+        f"array results are ``mx.np.ndarray`` on the inputs' context (``ctx`` where the function makes one).")

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..backends.registry import generation as backend_generation
 from ..base import MXAsyncError
 from .params import NoParam, OpParam
 
@@ -201,6 +202,7 @@ class OperatorProperty:
         self.params = params
         self.name = name
         self._operators: dict = {}
+        self._operators_gen = backend_generation()  # see _kernels()
         self._fwd_res: list | None = None
 
     # -- what the op is ---------------------------------------------------
@@ -294,19 +296,30 @@ class OperatorProperty:
     def create_operator(self, ctx) -> Operator:
         raise NotImplementedError(f"{self.op_name}: create_operator")
 
+    def _kernels(self) -> dict:
+        """The operators and launch wrappers cached per context, dropped when the backend serving a
+        device type may have changed (``mx.backends.use``): they hold that backend's kernels."""
+        gen = backend_generation()
+        if self._operators_gen != gen:
+            self._operators = {}
+            self._operators_gen = gen
+        return self._operators
+
     def operator(self, ctx) -> Operator:
-        """``create_operator(ctx)``, cached per context."""
-        op = self._operators.get(ctx)
+        """``create_operator(ctx)``, cached per context (and per serving backend)."""
+        cache = self._kernels()
+        op = cache.get(ctx)
         if op is None:
-            op = self._operators[ctx] = self.create_operator(ctx)
+            op = cache[ctx] = self.create_operator(ctx)
         return op
 
     def _launched(self, kind: str, ctx, method: str):
         """``operator(ctx).<method>`` inside ``ctx``'s launch scope, cached per (kind, context)."""
         key = (kind, ctx)
-        fn = self._operators.get(key)
+        cache = self._kernels()
+        fn = cache.get(key)
         if fn is None:
-            fn = self._operators[key] = _launching(ctx, getattr(self.operator(ctx), method))
+            fn = cache[key] = _launching(ctx, getattr(self.operator(ctx), method))
         return fn
 
     def forward_fn(self, ctx):

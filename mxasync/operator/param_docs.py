@@ -11,7 +11,7 @@ from __future__ import annotations
 import types
 import typing
 
-__all__ = ["describe_field", "describe_type", "sentence"]
+__all__ = ["describe_field", "describe_input", "describe_type", "sentence"]
 
 _AXIS = "the axis to work along (negative counts from the end)"
 _OPT = "optimizer update: "
@@ -201,6 +201,50 @@ OP_FIELD_DOCS: dict[tuple[str, str], str] = {
     ("broadcast_axis", "axis"): "the axes (of length 1) to broadcast",
     ("expand_dims", "axis"): "the position of the new axis",
 }
+
+
+# What an op's array input is, by name (then by op where one name means different things): the
+# "Parameters" section of the generated docstrings lists these before the params.
+INPUT_DOCS: dict[str, str] = {
+    "data": "the input array", "a": "the input array", "x": "the input array", "A": "the first matrix",
+    "B": "the second matrix", "b": "the second input",
+    "lhs": "the left operand (broadcast against rhs where the op broadcasts)", "rhs": "the right operand",
+    "input1": "the first input", "input2": "the second input", "data1": "the first input", "data2": "the second input",
+    "weight": "the weight", "bias": "the bias", "gamma": "the scale, one per channel",
+    "beta": "the shift, one per channel", "label": "the labels", "indices": "the indices to pick or gather",
+    "index": "the indices", "grad": "the gradient of the weight", "mom": "the momentum state, updated in place",
+    "mean": "the running or first-moment state", "var": "the running or second-moment state",
+    "weight32": "the float32 master copy of a float16 weight, updated in place",
+    "sequence_length": "the length of each sequence in the batch (used with use_sequence_length)",
+    "condition": "where true, take the first input; elsewhere the second", "mask": "the mask",
+    "state": "the initial hidden state", "state_cell": "the initial cell state (LSTM)",
+    "parameters": "every weight and bias of the layers, packed in one array", "rois": "the regions of interest",
+    "sample": "the points at which to evaluate the distribution", "low": "the lower bounds", "high": "the upper bounds",
+    "mu": "the means", "sigma": "the standard deviations", "alpha": "the first shape parameter",
+    "lam": "the rates", "moving_mean": "the running mean (an auxiliary state)",
+    "moving_var": "the running variance (an auxiliary state)", "history": "the accumulated squared gradients",
+}
+OP_INPUT_DOCS: dict[tuple[str, str], str] = {
+    ("Convolution", "data"): "the input, (N, C, *spatial) in the layout given (NCHW for 2-D)",
+    ("Convolution", "weight"): "the filters, (num_filter, C / num_group, *kernel)",
+    ("Convolution", "bias"): "one value per output channel, (num_filter,); left out with no_bias",
+    ("Deconvolution", "data"): "the input, (N, C, *spatial)",
+    ("Deconvolution", "weight"): "the filters, (C, num_filter / num_group, *kernel)",
+    ("Deconvolution", "bias"): "one value per output channel, (num_filter,); left out with no_bias",
+    ("FullyConnected", "data"): "the input, (N, ...): flattened to (N, K) unless flatten=False",
+    ("FullyConnected", "weight"): "(num_hidden, K)",
+    ("FullyConnected", "bias"): "(num_hidden,); left out with no_bias",
+    ("Embedding", "data"): "the indices to look up, any shape", ("Embedding", "weight"): "(input_dim, output_dim)",
+    ("BatchNorm", "data"): "the input; normalised along axis (1: channels)",
+    ("SoftmaxOutput", "label"): "the class of each example (or its probabilities with a soft label)",
+    ("RNN", "data"): "the input, (seq_len, N, input_size) in TNC layout",
+    ("where", "x"): "the values where condition is true", ("where", "y"): "the values where condition is false",
+}
+
+
+def describe_input(op_name: str, arg: str) -> str:
+    """The meaning of array input ``arg`` of op ``op_name`` (``Input.`` when nothing says more)."""
+    return OP_INPUT_DOCS.get((op_name, arg)) or INPUT_DOCS.get(arg) or "input"
 
 
 def describe_field(op_name: str, field_name: str, field) -> str | None:

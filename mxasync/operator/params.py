@@ -136,6 +136,13 @@ class OpParam(BaseModel):
             super().__init__(**data)
 
     @classmethod
+    def build_schema(cls) -> None:
+        """Build the validation schema now; pydantic defers it to the first use (``mxasync.loading`` builds
+        the common ops' off the event loop)."""
+        with LOAD_LOCK:
+            cls.model_rebuild()
+
+    @classmethod
     def param_order(cls) -> list[str]:
         """The params in MXNet's positional order (``mx.nd.sum(x, 1)`` means ``axis=1``)."""
         first = [n for n in cls.positional_order if n in cls.model_fields]

@@ -27,7 +27,7 @@ from pydantic_core import PydanticUndefined
 from ..base import MXAsyncError
 from ._loading import LOAD_LOCK
 from .base import OperatorProperty
-from .param_docs import describe_field, describe_type, sentence
+from .param_docs import describe_field, describe_input, describe_type, sentence
 from .params import NoParam, OpParam, format_value, parse_params
 
 __all__ = ["OpDef", "register_op", "get_op", "list_ops", "op_names", "load_all", "when_registered",
@@ -172,7 +172,7 @@ class OpDef:
             args = ["*data"] if self.key_var_num_args else list(self.prop_cls.arguments)
             for a in args:
                 lines.append(f"{a} : NDArray or Symbol")
-                lines.append("    Input.")
+                lines.append(f"    {sentence(describe_input(self.name, a.lstrip('*')))}")
             for fname, field in self.param_cls.model_fields.items():
                 req = "required" if field.is_required() else f"default={format_value(field.default)}"
                 lines.append(f"{fname} : {describe_type(field.annotation)}, {req}")

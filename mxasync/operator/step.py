@@ -25,6 +25,7 @@ and the training flag (cached by the callers); their ``launch`` binds arrays and
 
 from __future__ import annotations
 
+from ..backends import get_backend, on_switch
 from ..runtime.context import Context
 from ..runtime.engine import Engine
 from ..runtime.resource import ResourceManager
@@ -49,10 +50,14 @@ _BACKENDS: dict = {}
 def _xp(ctx):
     xp = _BACKENDS.get(ctx.device_type)
     if xp is None:
-        from ..backends import get_backend  # backends sit below operator: a plain downward import
-
         xp = _BACKENDS[ctx.device_type] = get_backend(ctx.device_type).xp
     return xp
+
+
+def _forget_backends() -> None:
+    """Another backend serves a device type now (``mx.backends.use``): what was looked up goes."""
+    _BACKENDS.clear()
+    BackwardPlan._cache.clear()
 
 
 def _sparse(raw) -> bool:
@@ -409,3 +414,5 @@ def dense(arrays) -> bool:
     """True when none of ``arrays`` (NDArrays) is csr or row_sparse."""
     return not any(_sparse(a._data) for a in arrays)
 
+
+on_switch(_forget_backends)

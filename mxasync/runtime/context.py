@@ -14,10 +14,13 @@ from functools import cache
 from ..base import MXAsyncError
 
 __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "cpu_shared", "current_context", "num_gpus", "device",
-           "register_device_type", "device_types", "set_device_type_finder", "BUILTIN_DEVICE_TYPES"]
+           "register_device_type", "device_types", "set_device_type_finder", "BUILTIN_DEVICE_TYPES",
+           "HOST_DEVICE_TYPES", "mixable"]
 
 #: MXNet's device types and ids; backend plugins add their own with :func:`register_device_type`
 BUILTIN_DEVICE_TYPES = ("cpu", "gpu", "cpu_pinned", "cpu_shared")
+#: the device types whose arrays are host memory: one op may mix them (MXNet does), its result on the first
+HOST_DEVICE_TYPES = ("cpu", "cpu_pinned", "cpu_shared")
 _DEVTYPE_TO_ID = {"cpu": 1, "gpu": 2, "cpu_pinned": 3, "cpu_shared": 5}
 _ID_TO_DEVTYPE = {v: k for k, v in _DEVTYPE_TO_ID.items()}
 _FIRST_PLUGIN_TYPEID = 16  # MXNet's ids stop at 5; plugin device types count up from here
@@ -25,6 +28,18 @@ _types_lock = threading.Lock()
 # Called with an unknown device type name; may register it (the backend registry installs one
 # that looks the name up among installed backend plugins).  The runtime knows no backend.
 _finder: Callable[[str], object] | None = None
+
+
+def mixable(a: Context, b: Context) -> bool:
+    """Whether one op may take inputs on contexts ``a`` and ``b``: the same context, or two host ones.
+
+    Any other pair (``gpu(0)`` and ``cpu(0)``, ``gpu(0)`` and ``gpu(1)``, a plugin's device and
+    ``cpu``) needs a copy first (``as_in_context``), as in MXNet.
+
+    >>> mixable(cpu(0), cpu_pinned(0)), mixable(cpu(0), gpu(0))
+    (True, False)
+    """
+    return a == b or (a.device_type in HOST_DEVICE_TYPES and b.device_type in HOST_DEVICE_TYPES)
 
 
 def register_device_type(name: str, typeid: int | None = None) -> int:

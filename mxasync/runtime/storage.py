@@ -63,7 +63,7 @@ from ..base import MXAsyncError, env_int, env_str
 from .context import Context
 from .engine.threads import cpu_count
 
-__all__ = ["Storage", "StorageHandle", "CPUStorage", "GPUStorage", "register_storage"]
+__all__ = ["Storage", "StorageHandle", "CPUStorage", "GPUStorage", "register_storage", "has_registered_storage"]
 
 _ALIGN = 64
 DEFAULT_CPU_POOL_MB = 4096  # MXASYNC_CPU_POOL_MB: free host blocks the pool may keep (documented in docs/architecture.md)
@@ -96,7 +96,16 @@ def _round_size(nbytes: int, strategy: str, cutoff_log2: int) -> int:
 
 
 class Storage:
-    """Base class and per-context factory: ``Storage.get(ctx)``."""
+    """Base class and per-context factory: ``Storage.get(ctx)``.
+
+    A device with its own memory subclasses it (``alloc``, ``free``, ``release_all``,
+    ``pooled_bytes``) and registers it with :func:`register_storage`; its backend's
+    ``from_storage(handle, shape, dtype)`` then views each block as an array.  The rest
+    (``min_pooled``, ``park``, ``take_parked``) has defaults that keep nothing back.
+    """
+
+    #: blocks under this many bytes bypass the pool (CPU: numpy's small-block cache); 0: none do
+    min_pooled: int = 0
 
     _instances: dict[Context, Storage] = {}
     _instances_lock = threading.Lock()
@@ -127,20 +136,44 @@ class Storage:
         self.num_pool_hits = 0
 
     def alloc(self, nbytes: int) -> StorageHandle:  # pragma: no cover - abstract
-        raise NotImplementedError
+        """A block of at least ``nbytes``; a subclass calls :meth:`account_alloc` for the statistics."""
+        raise NotImplementedError(f"{type(self).__name__}.alloc")
 
-    def free(self, handle: StorageHandle) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def free(self, handle: StorageHandle) -> None:
+        """Give ``handle``'s block back (the default: to the system, with its last reference)."""
+        self.account_free(handle)
+
+    def account_alloc(self, nbytes: int) -> None:
+        """Count a block of ``nbytes`` handed out (``stats()``: in use, peak, allocations)."""
+        with self._lock:
+            self.num_allocs += 1
+            self.in_use += nbytes
+            if self.in_use > self.peak:
+                self.peak = self.in_use
+
+    def account_free(self, handle: StorageHandle) -> None:
+        """Count ``handle`` as freed and drop its buffer; a block freed twice or on another context is refused."""
+        self._release_handle(handle)
 
     def direct_free(self, handle: StorageHandle) -> None:
         """Return ``handle``'s memory to the system now, bypassing the pool."""
         self._release_handle(handle)
 
-    def release_all(self) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def release_all(self) -> None:
+        """Give pooled blocks back to the system (the default pools none)."""
 
-    def pooled_bytes(self) -> int:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def pooled_bytes(self) -> int:
+        """Bytes held for reuse (the default pools none)."""
+        return 0
+
+    def park(self, handle: StorageHandle, var) -> tuple | None:
+        """Keep a dead array's block whose ops on ``var`` are pending; the default keeps none: the
+        caller frees ``(handle, var)`` through the engine after those ops."""
+        return handle, var
+
+    def take_parked(self, nbytes: int) -> tuple | None:
+        """A parked block of ``nbytes`` and its var, or None (the default parks none)."""
+        return None
 
     def stats(self) -> dict:
         """``in_use`` (bytes handed out), ``pooled`` (held for reuse), ``peak`` in use, counts."""
@@ -431,11 +464,28 @@ class GPUStorage(Storage):
 
 # device type -> Storage class (or factory of ctx); host memory (CPUStorage) for the others
 _FACTORIES: dict = {"gpu": GPUStorage}
+_REGISTERED: set[str] = set()  # device types whose backend registered its storage (register_storage)
 
 
 def register_storage(device_type: str, factory) -> None:
     """The storage hook of a device type: ``factory(ctx)`` gives its :class:`Storage` (host memory by default).
 
-    A backend plugin whose device holds its own memory registers it in ``Backend.start()``.
+    A backend plugin whose device holds its own memory registers it in ``Backend.start()``;
+    every array of the device type then comes from ``Storage.get(ctx).alloc(nbytes)``, viewed
+    as an array by the backend's ``from_storage(handle, shape, dtype)``, and its block goes
+    back through ``free(handle)`` once the ops using it have finished.
     """
-    _FACTORIES[device_type] = factory
+    if not callable(factory):
+        raise MXAsyncError(f"register_storage({device_type!r}, factory): factory must be a Storage class or a "
+                           f"callable of ctx, got {factory!r}")
+    with Storage._instances_lock:
+        if _FACTORIES.get(device_type) is not factory:  # another storage: the next Storage.get builds it
+            for ctx in [c for c in Storage._instances if c.device_type == device_type]:
+                del Storage._instances[ctx]
+        _FACTORIES[device_type] = factory
+        _REGISTERED.add(device_type)
+
+
+def has_registered_storage(device_type: str) -> bool:
+    """Whether a backend registered the storage of ``device_type`` (its arrays then come from it)."""
+    return device_type in _REGISTERED

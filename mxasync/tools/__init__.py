@@ -1,1 +1,1 @@
-"""Command-line tools that ship with mxasync (``python -m mxasync.tools.im2rec``)."""
+"""Command-line tools that ship with mxasync, run as ``mxasync <command>`` (``mxasync im2rec``, ``mxasync launch``)."""

@@ -2,8 +2,8 @@
 
 Two modes, as in MXNet::
 
-    python -m mxasync.tools.im2rec --list --recursive data/train images/   # writes data/train.lst
-    python -m mxasync.tools.im2rec --resize 256 --num-thread 4 data/train images/  # .lst -> .rec + .idx
+    mxasync im2rec --list --recursive data/train images/   # writes data/train.lst
+    mxasync im2rec --resize 256 --num-thread 4 data/train images/  # .lst -> .rec + .idx
 
 A ``.lst`` line is ``index<TAB>label[<TAB>label...]<TAB>relative/path``. With
 ``--recursive`` every folder holding images is a class, numbered 0, 1, ... in
@@ -172,7 +172,7 @@ def _find_lists(prefix: str) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m mxasync.tools.im2rec",
+    p = argparse.ArgumentParser(prog="mxasync im2rec",
                                 description="Create an image list or pack images into a RecordIO file.")
     p.add_argument("prefix", help="prefix of the .lst/.rec files (or a folder holding .lst files)")
     p.add_argument("root", help="folder with the images")

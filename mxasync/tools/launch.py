@@ -122,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     if opts.num_workers < 1 or opts.num_servers < 0:
         print("mxasync launch: -n must be >= 1 and --num-servers >= 0", file=sys.stderr)
         return 2
+    if opts.hostfile is not None and not os.path.isfile(opts.hostfile):
+        print(f"mxasync launch: -H/--hostfile: no such file: {opts.hostfile}", file=sys.stderr)
+        return 2
     mpirun = shutil.which(opts.mpirun)
     if mpirun is None:
         print(f"mxasync launch: {opts.mpirun!r} not found; install an MPI runtime "

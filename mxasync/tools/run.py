@@ -12,6 +12,7 @@ your script gets elsewhere) and says where that MXNet is.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import runpy
 import sys
@@ -21,6 +22,16 @@ from .. import mxnet_alias
 __all__ = ["main"]
 
 USAGE = "usage: mxasync run SCRIPT [ARGS...] | mxasync run -m MODULE [ARGS...]"
+
+
+def _findable(module: str) -> bool:
+    """Whether ``python -m module`` would find it (a module of the mxnet alias counts: it comes from mxasync)."""
+    if module == "mxnet" or module.startswith("mxnet."):
+        return True
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a missing parent package, an empty or relative name
+        return False
 
 
 def main(argv: list[str]) -> int:
@@ -35,6 +46,9 @@ def main(argv: list[str]) -> int:
     target, args = (argv[1], argv[2:]) if as_module else (argv[0], argv[1:])
     if not as_module and not os.path.isfile(target):
         print(f"mxasync run: no such script: {target}", file=sys.stderr)
+        return 2
+    if as_module and not _findable(target):
+        print(f"mxasync run: no module named {target!r}", file=sys.stderr)
         return 2
     where = mxnet_alias.real_mxnet()
     if where:

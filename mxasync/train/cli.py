@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..atomic import write_file
 from ..base import MXAsyncError
 from ..runtime.context import Context
 
@@ -134,17 +135,51 @@ def _kvstore(text: str) -> str:
     return text
 
 
-def _png_path(text: str) -> Path:
-    """``--plot``: checked before training, so a bad path is a usage error, not a failure at the end."""
+# what matplotlib's savefig writes (Agg, PDF, PS, SVG, PGF backends), by file name suffix
+PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "jpg", "jpeg", "tif", "tiff", "webp", "eps", "ps", "pgf", "raw", "rgba")
+MAX_SHIFT = 13  # pixels: half the 28-pixel digits' side moves a digit out of its image
+MAX_LR = 10.0  # SGD with momentum diverges at once above this
+
+
+def _plot_path(text: str) -> str:
+    """``--plot``: checked before training, so a bad name is a usage error, not a failure at the end.
+
+    A bare file name is resolved into OUT once ``--out`` is known (main()); the folder of one
+    with a folder part must exist and be writable now.
+    """
     path = Path(text)
-    folder = path.parent if str(path.parent) else Path(".")
+    suffix = path.suffix.lower().lstrip(".")
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file name such as curves.png")
+    if suffix not in PLOT_FORMATS:
+        raise argparse.ArgumentTypeError(f"cannot draw {text!r}: the file name must end in one of "
+                                         f"{', '.join('.' + f for f in PLOT_FORMATS)}")
+    if not os.path.dirname(text):
+        return text
+    folder = path.parent
     if not folder.is_dir():
         raise argparse.ArgumentTypeError(f"cannot write {text!r}: the folder {str(folder)!r} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise argparse.ArgumentTypeError(f"cannot write {text!r}: the folder {str(folder)!r} is not writable")
-    return path
+    return text
+
+
+def _shift(text: str) -> int:
+    value = _natural(text)
+    if value > MAX_SHIFT:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_SHIFT} pixels (the digits are 28x28), got {value}")
+    return value
+
+
+def _lr(text: str) -> float:
+    value = _positive(text)
+    if value > MAX_LR:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_LR:g} (training diverges at once), got {text}")
+    return value
+
+
+def _have_mpi4py() -> bool:
+    return importlib.util.find_spec("mpi4py") is not None
 
 
 def _check_devices(parser: argparse.ArgumentParser, contexts: list[Context]) -> None:
@@ -206,6 +241,58 @@ def latest_checkpoint(prefix: str) -> int:
     return max(found)
 
 
+CONFIG = "config.json"  # OUT/config.json: the run's configuration (written at its start)
+#: what a run's result depends on: --resume refuses to change any of them without --force
+RECIPE = ("network", "batch_size", "lr", "wd", "shift", "seed")
+NETWORKS = ("lenet", "mlp")
+
+
+def _run_files(out: Path) -> list[Path]:
+    """The files of a run in ``out``: its config, symbols, checkpoints and trace (not the metrics logs)."""
+    found = [out / CONFIG] if (out / CONFIG).is_file() else []
+    for net in NETWORKS:
+        found += sorted(p for p in out.glob(f"{net}-*") if p.suffix in (".json", ".params", ".states"))
+    return found
+
+
+def _config(args: argparse.Namespace) -> dict:
+    return {"network": args.network, "batch_size": args.batch_size, "lr": args.lr, "wd": args.wd,
+            "shift": args.shift, "seed": args.seed, "epochs": args.epochs,
+            "ctx": [str(c) for c in args.ctx], "kvstore": args.kvstore}
+
+
+def _check_out(parser: argparse.ArgumentParser, args: argparse.Namespace, out: Path) -> None:
+    """OUT holds one run: another run's files are refused unless --resume (the same recipe, or --force) or
+    --overwrite (they are removed)."""
+    if args.resume and args.overwrite:
+        parser.error("--resume continues the run in OUT and --overwrite replaces it: give one of them")
+    files = _run_files(out)
+    if args.resume:
+        saved = json.loads((out / CONFIG).read_text()) if (out / CONFIG).is_file() else {}
+        changed = [k for k in RECIPE if k in saved and saved[k] != _config(args)[k]]
+        if changed and not args.force:
+            was = ", ".join(f"--{k.replace('_', '-')} {saved[k]}" for k in changed)
+            now = ", ".join(f"--{k.replace('_', '-')} {_config(args)[k]}" for k in changed)
+            parser.error(f"--resume: the run in {str(out)!r} was trained with {was}; this one asks {now} "
+                         f"(give the same, or add --force to continue with the new values)")
+        return
+    if files and not args.overwrite:
+        names = ", ".join(p.name for p in files[:4]) + (f" and {len(files) - 4} more" if len(files) > 4 else "")
+        parser.error(f"--out {str(out)!r} holds another run ({names}): continue it with --resume, replace it with "
+                     "--overwrite, or give another --out")
+    for path in files:
+        path.unlink()
+
+
+def _drop_old_checkpoints(prefix: str, epoch: int, keep: int) -> None:
+    """Remove the checkpoints of the epochs before the last ``keep`` (``epoch`` is the newest)."""
+    for path in Path(prefix).parent.glob(Path(prefix).name + "-*.params"):
+        tail = path.stem.rsplit("-", 1)[-1]
+        if tail.isdigit() and int(tail) <= epoch - keep:
+            path.unlink(missing_ok=True)
+            path.with_suffix(".states").unlink(missing_ok=True)
+
+
 def _read_rows(path: Path) -> list[dict]:
     if not path.is_file():
         return []
@@ -219,19 +306,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epochs", type=_positive_int, default=15, help="passes over the training set")
     p.add_argument("--batch-size", type=_positive_int, default=64,
                    help="examples per batch (split over --ctx; at most the training set's size)")
-    p.add_argument("--lr", type=_positive, default=0.05, help="initial learning rate (cosine decay to 1%%)")
+    p.add_argument("--lr", type=_lr, default=0.05, help="initial learning rate (cosine decay to 1%%)")
     p.add_argument("--wd", type=_non_negative, default=1e-4, help="weight decay")
     p.add_argument("--ctx", type=_contexts, default="cpu", help="contexts: cpu, cpu:0,1 (data parallel), gpu:0")
     p.add_argument("--kvstore", type=_kvstore, default="local", help="KVStore type used with several contexts")
-    p.add_argument("--shift", type=_natural, default=2, help="random shift augmentation, pixels (0: off)")
+    p.add_argument("--shift", type=_shift, default=2,
+                   help=f"random shift augmentation, pixels (0: off; at most {MAX_SHIFT})")
     p.add_argument("--seed", type=_seed, default=0, help="seeds initialisation, shuffling and augmentation")
     p.add_argument("--out", type=_writable_folder, default="mxasync-train", help="folder for the checkpoint, log and trace")
     p.add_argument("--profile", action="store_true", help="write a Chrome trace to OUT/profile.json")
-    p.add_argument("--plot", metavar="PNG", type=_png_path, help="draw train/validation curves (needs matplotlib)")
+    p.add_argument("--plot", metavar="FILE", type=_plot_path,
+                   help="draw train/validation curves into FILE (.png, .pdf, .svg ...; a bare file name goes into "
+                        "OUT; needs matplotlib: pip install 'mxasync[plot]')")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--resume", action="store_true",
                    help="continue from the latest per-epoch checkpoint in OUT (weights, optimizer state, "
                         "learning-rate schedule) up to --epochs")
+    p.add_argument("--overwrite", action="store_true",
+                   help="start afresh in an OUT that holds another run (its checkpoints and config are removed; "
+                        "its metrics log is kept as metrics.jsonl.1)")
+    p.add_argument("--force", action="store_true",
+                   help=f"with --resume: continue even if {', '.join('--' + k.replace('_', '-') for k in RECIPE)} "
+                        f"differ from the run's {CONFIG}")
+    p.add_argument("--keep", type=_positive_int, default=3, metavar="N",
+                   help="checkpoints kept in OUT: the last N epochs' (older ones are removed as new ones are written)")
     return p
 
 
@@ -261,6 +359,11 @@ def _train(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error(f"--batch-size {args.batch_size} is larger than the training set ({n_train} examples)")
     contexts, out = args.ctx, args.out
     _check_devices(parser, contexts)
+    if args.kvstore.startswith("dist") and not _have_mpi4py():
+        parser.error(f"--kvstore {args.kvstore}: the distributed stores run on MPI, and mpi4py is not installed "
+                     "(pip install 'mxasync[dist]'; then start the ranks with mxasync launch, docs/distributed.md)")
+    if args.plot and not os.path.dirname(args.plot):
+        args.plot = str(out / args.plot)  # a bare file name: next to the run's other files
     if args.plot and importlib.util.find_spec("matplotlib") is None:  # said now, not after training
         print("--plot skipped: matplotlib is not installed (pip install 'mxasync[plot]')", flush=True)
         args.plot = None
@@ -274,6 +377,7 @@ def _train(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
     prefix = str(out / args.network)
     log_path = out / "metrics.jsonl"
+    _check_out(parser, args, out)
     begin = latest_checkpoint(prefix) if args.resume else 0
     if args.resume and begin == 0:
         parser.error(f"--resume: no checkpoint of {args.network} in {str(out)!r} "
@@ -282,6 +386,7 @@ def _train(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         print(f"mxasync train: {prefix}-{begin:04d}.params already has {begin} epochs (--epochs {args.epochs}); "
               "nothing to do", flush=True)
         return 0
+    write_file(out / CONFIG, json.dumps(_config(args), indent=1) + "\n")  # what --resume checks
     rows = _read_rows(log_path)[:begin]  # a resumed run continues the log of the epochs it keeps
     kept = rotate(log_path)  # the previous runs' logs are kept, never deleted
     if kept:
@@ -295,7 +400,7 @@ def _train(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         mod = Module(net, context=contexts)
     log = MetricsLog(log_path)
     train_metric = metric.create(["acc", "ce"])
-    bar = None if args.quiet else ProgressBar(total=batches)
+    bar = None if args.quiet else ProgressBar(total=batches, epochs=args.epochs)
     clock = {"epoch": time.perf_counter()}
 
     def on_epoch_end(epoch, _sym, _arg, _aux):
@@ -304,11 +409,12 @@ def _train(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         seconds = time.perf_counter() - clock["epoch"]
         tr = dict(train_metric.get_global_name_value())
         val_acc, val_ce, _ = evaluate(mod, val)
-        log.append(epoch=epoch, train_accuracy=tr["accuracy"], train_cross_entropy=tr["cross-entropy"],
+        log.append(epoch=epoch + 1, train_accuracy=tr["accuracy"], train_cross_entropy=tr["cross-entropy"],
                    val_accuracy=val_acc, val_cross_entropy=val_ce, seconds=round(seconds, 3))
         print(f"epoch {epoch + 1:>3}/{args.epochs}  train acc {tr['accuracy']:.4f} ce {tr['cross-entropy']:.4f}"
               f"  |  val acc {val_acc:.4f} ce {val_ce:.4f}  |  {seconds:.2f} s", flush=True)
         mod.save_checkpoint(prefix, epoch + 1, save_optimizer_states=True)  # what --resume continues from
+        _drop_old_checkpoints(prefix, epoch + 1, args.keep)
         clock["epoch"] = time.perf_counter()
 
     if args.profile:
@@ -332,8 +438,8 @@ def _train(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     correct = round(final["val_accuracy"] * val.num_data)
     print(f"final validation accuracy {final['val_accuracy']:.4f} ({correct}/{val.num_data}) "
           f"after {args.epochs} epochs in {elapsed:.1f} s", flush=True)
-    print(f"checkpoint: {prefix}-symbol.json, {prefix}-{args.epochs:04d}.params (one per epoch); log: {log_path}",
-          flush=True)
+    print(f"checkpoint: {prefix}-symbol.json, {prefix}-{args.epochs:04d}.params (the last {args.keep} epochs' "
+          f"are kept); config: {out / CONFIG}; log: {log_path}", flush=True)
     if args.profile:
         print(f"trace: {out / 'profile.json'} (open in https://ui.perfetto.dev or chrome://tracing)", flush=True)
     if args.plot:

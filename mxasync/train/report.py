@@ -55,9 +55,9 @@ class MetricsLog:
 
     >>> import tempfile, os
     >>> log = MetricsLog(os.path.join(tempfile.mkdtemp(), "m.jsonl"))
-    >>> log.append(epoch=0, train_accuracy=0.5)
+    >>> log.append(epoch=1, train_accuracy=0.5)
     >>> open(log.path).read()
-    '{"epoch": 0, "train_accuracy": 0.5}\\n'
+    '{"epoch": 1, "train_accuracy": 0.5}\\n'
     """
 
     def __init__(self, path: str | Path):
@@ -83,7 +83,7 @@ def plot_curves(rows: list[dict], path: str | Path) -> bool:
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    epochs = [r["epoch"] + 1 for r in rows]
+    epochs = [r["epoch"] for r in rows]  # 1 for the first epoch, as the checkpoints count
     fig, (acc_ax, loss_ax) = plt.subplots(1, 2, figsize=(10, 4))
     for ax, key, title in ((acc_ax, "accuracy", "accuracy"), (loss_ax, "cross_entropy", "cross-entropy")):
         ax.plot(epochs, [r[f"train_{key}"] for r in rows], marker="o", label="train")

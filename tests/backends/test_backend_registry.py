@@ -77,3 +77,19 @@ def test_register_backend_directly():
     assert get_backend("cpu_pinned").name == "mem_test"
     registry.reset()
     assert get_backend("cpu_pinned").name == "numpy_pinned"
+
+
+def test_a_refused_plugin_warns_once_and_only_where_its_device_type_is_asked_for(toy_plugin):
+    registry.reset()
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert get_backend("cpu").name == "numpy"
+        infos = {b["name"]: b for b in list_backends()}
+        assert not [x for x in w if "toy_future" in str(x.message)]  # a cpu-only process hears nothing of it
+        for _ in range(2):
+            with pytest.raises(MXAsyncError, match="unknown device type 'toy_future'"):
+                mx.Context("toy_future", 0)
+    future = [x for x in w if issubclass(x.category, BackendWarning) and "toy_future" in str(x.message)]
+    assert len(future) == 1 and "plugin API version 2; this mxasync implements version 1" in str(future[0].message)
+    info = infos["toy_future"]
+    assert info["state"] == "failed" and info["device_type"] == "toy_future" and "version 2" in info["error"]

@@ -172,6 +172,8 @@ def test_example_plugin_device_storage_copies_streams_and_overrides(example_plug
     assert stats["launch_compute"] >= 5  # ops ran on the toy device's streams
     # events only where something waited (the host reads): none per op, since one stream orders its ops
     assert 1 <= stats["event"] < stats["launch_compute"]
+    assert stats["copy_from_host"] == 3  # mx.nd.array(v, ctx=toy) uploads through the device's copy hook
+    stats.clear()
     big = mx.nd.ones((256, 256), ctx=mx.cpu())  # 256 KiB: the pooled storage, not numpy's small blocks
     on_toy = big.copyto(ctx)
     back = (on_toy * 2).as_in_context(mx.cpu())
@@ -208,6 +210,8 @@ def test_setitem_across_devices_goes_through_the_devices_copies(example_plugin):
     stats.clear()
     ctx = mx.Context("toy", 0)
     on_toy = mx.nd.array([[1.0, 2.0], [3.0, 4.0]], ctx=ctx)
+    on_toy.wait_to_read()
+    stats.clear()  # the upload above went through copy_from_host too
     host = mx.nd.zeros((3, 2))
     host[1:3] = on_toy
     assert host.asnumpy().tolist() == [[0, 0], [1, 2], [3, 4]]
@@ -318,3 +322,15 @@ def test_a_backend_with_its_own_namespace_gets_the_heavy_ops(clean_registry):
     for got, want in zip(step(mx.Context("contract_own", 0)), step(mx.cpu()), strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
     assert xp.calls.get("matmul", 0) >= 3  # the GEMMs went through the backend's namespace
+
+
+def test_an_op_never_mixes_a_plugin_device_with_cpu(clean_registry):
+    _ctx_backend("contract_g")
+    dev = mx.nd.array([1.0, 2.0], ctx=mx.device("contract_g"))
+    host = mx.nd.array([1.0, 2.0])
+    for op in (lambda: dev + host, lambda: host * dev, lambda: mx.nd.dot(dev, host)):
+        with pytest.raises(MXAsyncError, match=r"inputs live on different contexts \((contract_g\(0\) and cpu\(0\)|"
+                                               r"cpu\(0\) and contract_g\(0\))\); copy them with as_in_context first"):
+            op()
+    assert (dev + host.as_in_context(dev.context)).asnumpy().tolist() == [2.0, 4.0]
+    assert (host + mx.nd.ones((2,), ctx=mx.cpu_pinned())).asnumpy().tolist() == [2.0, 3.0]  # host memory mixes

@@ -53,7 +53,7 @@ def test_train_keeps_the_previous_metrics_and_reports_a_full_disk(tmp_path, caps
     out = tmp_path / "run"
     assert cli.main([*TRAIN, "--out", str(out)]) == 0
     first = (out / "metrics.jsonl").read_text()
-    assert cli.main([*TRAIN, "--out", str(out)]) == 0
+    assert cli.main([*TRAIN, "--out", str(out), "--overwrite"]) == 0  # another run in the same folder
     assert "the previous metrics.jsonl is kept as metrics.jsonl.1" in capsys.readouterr().out
     assert (out / "metrics.jsonl.1").read_text() == first  # rotated, not deleted
     assert len((out / "metrics.jsonl").read_text().splitlines()) == 1
@@ -64,7 +64,7 @@ def test_train_keeps_the_previous_metrics_and_reports_a_full_disk(tmp_path, caps
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
 
     monkeypatch.setattr(report, "write_file", full)
-    assert cli.main([*TRAIN, "--out", str(out)]) == 1
+    assert cli.main([*TRAIN, "--out", str(out), "--overwrite"]) == 1
     err = capsys.readouterr().err
     assert "mxasync train:" in err and "No space left on device" in err and "metrics.jsonl" in err, err
     assert "Traceback" not in err

@@ -158,3 +158,68 @@ def test_sequential_indexing_and_lambda():
     assert "Lambda(relu)" in repr(seq)
     with pytest.raises(ValueError, match="Unrecognized"):
         gluon.nn.Lambda(3)
+
+
+# printed by MXNet 1.9.1 for the same blocks and inputs (recorded 2026-12-02 with /work/venvs/mx191)
+MXNET_SUMMARIES = '''\
+--------------------------------------------------------------------------------
+        Layer (type)                                Output Shape         Param #
+================================================================================
+               Input                                     (1, 64)               0
+        Activation-1                    <Symbol dense0_relu_fwd>               0
+        Activation-2                                     (1, 64)               0
+             Dense-3                                     (1, 64)            4160
+             Dense-4                                     (1, 10)             650
+================================================================================
+Parameters in forward computation graph, duplicate included
+   Total params: 4810
+   Trainable params: 4810
+   Non-trainable params: 0
+Shared params in forward computation graph: 0
+Unique parameters in model: 4810
+--------------------------------------------------------------------------------
+--------------------------------------------------------------------------------
+        Layer (type)                                Output Shape         Param #
+================================================================================
+               Input                                (2, 1, 6, 6)               0
+            Conv2D-1                                (2, 4, 4, 4)              40
+         BatchNorm-2                                (2, 4, 4, 4)              16
+             Dense-3                                      (2, 3)             195
+               Net-4                                      (2, 3)               0
+================================================================================
+Parameters in forward computation graph, duplicate included
+   Total params: 251
+   Trainable params: 243
+   Non-trainable params: 8
+Shared params in forward computation graph: 0
+Unique parameters in model: 251
+--------------------------------------------------------------------------------
+'''
+
+
+def test_summary_prints_what_mxnet_prints_and_refuses_a_hybridized_block(capsys):
+    from mxasync.gluon import nn
+
+    class ConvNet(nn.Block):
+        def __init__(self):
+            super().__init__(prefix="net_")
+            self.conv = nn.Conv2D(4, 3)
+            self.bn = nn.BatchNorm()
+            self.fc = nn.Dense(3)
+
+        def forward(self, x):
+            return self.fc(self.bn(self.conv(x)))
+
+    ConvNet.__name__ = "Net"
+    with mx.name.NameManager():
+        seq = nn.HybridSequential()
+        seq.add(nn.Dense(64, activation="relu"), nn.Dense(10))
+    seq.initialize()
+    seq.summary(mx.nd.zeros((1, 64)))
+    conv = ConvNet()
+    conv.initialize()
+    conv.summary(mx.nd.zeros((2, 1, 6, 6)))
+    assert capsys.readouterr().out == MXNET_SUMMARIES
+    seq.hybridize()
+    with pytest.raises(mx.MXNetError, match='"dense0_relu" must not be hybridized to print summary'):
+        seq.summary(mx.nd.zeros((1, 64)))

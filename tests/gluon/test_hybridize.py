@@ -13,7 +13,7 @@ import mxasync as mx
 from mxasync import autograd, gluon
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
-MXREF = "/work/mxref/bin/python"
+MXREF = os.environ.get("MXASYNC_MXNET_PYTHON", "/work/venvs/mx191/bin/python")  # README: Test
 
 
 def _run(net, x, hybrid):
@@ -170,7 +170,7 @@ def test_mxnet_export_imports():
     np.testing.assert_allclose(block(mx.nd.array(io["x"])).asnumpy(), io["y_pred"], rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.skipif(not os.path.exists(MXREF), reason="needs the reference MXNet 1.9.1")
+@pytest.mark.skipif(not os.path.exists(MXREF), reason=f"no MXNet 1.9.1 at {MXREF} (set MXASYNC_MXNET_PYTHON to the python of a venv with mxnet==1.9.1, README: Test)")
 def test_our_export_loads_in_mxnet(tmp_path):
     net = mlp()
     net.initialize(mx.init.Xavier())

@@ -152,10 +152,10 @@ def test_get_model_errors():
     assert vision.get_model("MobileNet0.25").__class__ is vision.MobileNet
 
 
-MXREF = "/work/mxref/bin/python"
+MXREF = os.environ.get("MXASYNC_MXNET_PYTHON", "/work/venvs/mx191/bin/python")  # README: Test
 
 
-@pytest.mark.skipif(not os.path.exists(MXREF), reason="needs the reference MXNet 1.9.1")
+@pytest.mark.skipif(not os.path.exists(MXREF), reason=f"no MXNet 1.9.1 at {MXREF} (set MXASYNC_MXNET_PYTHON to the python of a venv with mxnet==1.9.1, README: Test)")
 def test_our_export_loads_in_mxnet(tmp_path):
     """Our ``export`` of mobilenetv2 (convolutions, depthwise ones, BatchNorm, pooling, clip, elemwise_add) runs
     in MXNet with our outputs."""

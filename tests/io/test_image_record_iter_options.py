@@ -302,7 +302,7 @@ DEGENERATE = [  # settings whose transform is the identity or exact on the pixel
 def mxnet_run(tmp_path_factory):
     """All the MXNet runs in one process (importing MXNet takes over a second): ``(folder, rec, idx, results)``."""
     if not os.path.exists(MXNET_PYTHON):
-        pytest.skip(f"no MXNet venv at {MXNET_PYTHON}")
+        pytest.skip(f"no MXNet 1.9.1 at {MXNET_PYTHON} (set MXASYNC_MXNET_PYTHON to the python of a venv with mxnet==1.9.1, README: Test)")
     pytest.importorskip("cv2")
     folder = tmp_path_factory.mktemp("mxnet_options")
     path, idx = _write_noise_rec(folder)

@@ -35,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "fixtures")
 REC, IDX = os.path.join(FIXTURES, "mxnet191.rec"), os.path.join(FIXTURES, "mxnet191.idx")
 MXNET_PYTHON = os.environ.get("MXASYNC_MXNET_PYTHON", "/work/venvs/mx191/bin/python")
-needs_mxnet = pytest.mark.skipif(not os.path.exists(MXNET_PYTHON), reason=f"no MXNet venv at {MXNET_PYTHON}")
+needs_mxnet = pytest.mark.skipif(not os.path.exists(MXNET_PYTHON), reason=f"no MXNet 1.9.1 at {MXNET_PYTHON} (set MXASYNC_MXNET_PYTHON to the python of a venv with mxnet==1.9.1, README: Test)")
 MAGIC = struct.pack("<I", 0xCED7230A)
 
 

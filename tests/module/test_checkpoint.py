@@ -83,7 +83,7 @@ print(json.dumps({"out": out.tolist(), "args": sorted(arg), "aux": sorted(aux)})
 """
 
 
-@pytest.mark.skipif(not MXNET_PYTHON.exists(), reason="needs the MXNet 1.9.1 venv")
+@pytest.mark.skipif(not MXNET_PYTHON.exists(), reason=f"no MXNet 1.9.1 at {MXNET_PYTHON} (set MXASYNC_MXNET_PYTHON to the python of a venv with mxnet==1.9.1, README: Test)")
 def test_our_checkpoint_loads_in_mxnet(nets, tmp_path):
     x, y, _ = _probe()
     sym = nets.bn_mlp(8, classes=4)

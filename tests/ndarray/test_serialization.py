@@ -214,7 +214,7 @@ def test_legacy_layouts() -> None:
     assert got[1].array.shape == (1, 1) and got[1].context == (2, 0) and got[1].array.item() == 7
 
 
-@pytest.mark.skipif(not MX_PYTHON.exists(), reason="the MXNet 1.9.1 venv is not installed")
+@pytest.mark.skipif(not MX_PYTHON.exists(), reason=f"no MXNet 1.9.1 at {MX_PYTHON} (set MXASYNC_MXNET_PYTHON to the python of a venv with mxnet==1.9.1, README: Test)")
 def test_real_mxnet_loads_our_file(tmp_path: Path) -> None:
     rng = np.random.default_rng(1)
     data = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -41,7 +42,7 @@ print(json.dumps(asyncio.run(main())))
 
 def test_first_use_in_a_running_loop_loads_only_the_family_it_needs():
     out = subprocess.run([sys.executable, "-W", "ignore", "-c", _CHILD], capture_output=True, text=True, cwd=ROOT,
-                         timeout=120, check=True)
+                         timeout=120, check=True, env=dict(os.environ, MXASYNC_PRELOAD="0"))
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["total"] == 6.0
     # mx.nd.ones needs the tensor family (and the sparse storage rules ndarray dispatches on), not the other ten
@@ -132,5 +133,5 @@ import os; os._exit(0)   # the held locks would keep the exit drain waiting
 
 def test_loading_every_family_waits_for_neither_the_engine_nor_a_storage_pool():
     out = subprocess.run([sys.executable, "-c", _LOAD_WHILE_ENGINE_HELD], capture_output=True, text=True,
-                         timeout=180, cwd=ROOT)
+                         timeout=180, cwd=ROOT, env=dict(os.environ, MXASYNC_PRELOAD="0"))
     assert "loaded" in out.stdout, out.stdout + out.stderr

@@ -37,3 +37,11 @@ def test_front_ends_carry_the_generated_docstring(front):
     doc = front.Convolution.__doc__
     assert "kernel : tuple of int, required\n    The size of the window" in doc
     assert "cudnn_tune : {'off', 'limited_workspace', 'fastest'} or None, default=None" in doc
+
+
+@pytest.mark.parametrize("op", ["Convolution", "Deconvolution", "FullyConnected", "BatchNorm", "Embedding",
+                                "SoftmaxOutput", "sgd_mom_update", "broadcast_add", "where", "take"])
+def test_every_input_of_the_common_ops_says_what_it_is(op):
+    lines = get_op(op).doc.splitlines()
+    inputs = [lines[i + 1].strip() for i, line in enumerate(lines) if line.endswith(": NDArray or Symbol")]
+    assert inputs and all(text != "Input." for text in inputs), inputs

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -110,7 +111,7 @@ def test_ndarray_package_does_not_load_the_symbol_layer():
     code = ("import sys, mxasync as mx; mx.nd.ones((1,)); "
             "assert 'mxasync.symbol' not in sys.modules and 'mxasync.executor' not in sys.modules; "
             "assert mx.nd.CachedOp.__module__ == 'mxasync.executor.cached_op'")
-    subprocess.run([sys.executable, "-c", code], check=True)
+    subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ, MXASYNC_PRELOAD="0"))
 
 
 def test_value_dependent_shape_runs_op_by_op():

@@ -166,7 +166,7 @@ def test_dump_validates() -> None:
         dump_graph(g)
 
 
-@pytest.mark.skipif(not MX_PYTHON.exists(), reason="the MXNet 1.9.1 venv is not installed")
+@pytest.mark.skipif(not MX_PYTHON.exists(), reason=f"no MXNet 1.9.1 at {MX_PYTHON} (set MXASYNC_MXNET_PYTHON to the python of a venv with mxnet==1.9.1, README: Test)")
 def test_real_mxnet_loads_our_dump(tmp_path: Path) -> None:
     texts = {
         "lenet": dump_graph(load_graph(_text("lenet-symbol.json"))),

@@ -15,7 +15,7 @@ from mxasync import symbol as sym
 MX_PYTHON = Path(os.environ.get("MXASYNC_MXNET_PYTHON", "/work/venvs/mx191/bin/python"))
 
 
-@pytest.mark.skipif(not MX_PYTHON.exists(), reason="needs the MXNet 1.9.1 virtual environment")
+@pytest.mark.skipif(not MX_PYTHON.exists(), reason=f"no MXNet 1.9.1 at {MX_PYTHON} (set MXASYNC_MXNET_PYTHON to the python of a venv with mxnet==1.9.1, README: Test)")
 def test_mxnet_loads_our_symbols(tmp_path):
     with mx_name.NameManager():
         h = sym.Convolution(sym.Variable("data"), kernel=(3, 3), num_filter=4, name="c1")

@@ -19,12 +19,12 @@ def test_one_epoch_smoke(tmp_path, capsys):
     rc = cli.main(["train", "--epochs", "1", "--out", str(out), "--profile", "--plot", str(out / "curves.png")])
     assert rc == 0
     captured = capsys.readouterr()
-    assert "Epoch 0" in captured.err  # the live progress bar
+    assert "Epoch 1/1" in captured.err  # the live progress bar counts epochs as the printed lines do
     assert "epoch   1/1  train acc" in captured.out
     assert "final validation accuracy" in captured.out
     assert (out / "lenet-symbol.json").exists() and (out / "lenet-0001.params").exists()
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
-    assert len(rows) == 1 and rows[0]["epoch"] == 0
+    assert len(rows) == 1 and rows[0]["epoch"] == 1
     assert set(rows[0]) >= {"train_accuracy", "train_cross_entropy", "val_accuracy", "val_cross_entropy", "seconds"}
     assert rows[0]["val_accuracy"] > 0.5
     trace = json.loads((out / "profile.json").read_text())
@@ -68,7 +68,7 @@ def test_plot_skips_cleanly_without_matplotlib(tmp_path, monkeypatch):
     from mxasync.train.report import plot_curves
 
     rows = [{"epoch": e, "train_accuracy": 0.5, "val_accuracy": 0.6, "train_cross_entropy": 1.0,
-             "val_cross_entropy": 0.9} for e in range(2)]
+             "val_cross_entropy": 0.9} for e in (1, 2)]
     monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)  # import matplotlib -> ImportError
     assert plot_curves(rows, tmp_path / "c.png") is False
     assert not (tmp_path / "c.png").exists()
