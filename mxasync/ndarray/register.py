@@ -8,6 +8,8 @@ come from the op's declaration.
 
 from __future__ import annotations
 
+import inspect
+
 from ..operator.registry import get_op
 from ._invoke import invoke
 
@@ -35,7 +37,11 @@ def make_function(op_name: str):
     fn.__qualname__ = op_name
     fn.__doc__ = opdef.doc
     try:
-        fn.__signature__ = opdef.signature
+        sig = opdef.signature
+        P = inspect.Parameter
+        extra = [P("out", P.KEYWORD_ONLY, default=None), P("name", P.KEYWORD_ONLY, default=None),
+                 P("kwargs", P.VAR_KEYWORD)]
+        fn.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + extra)
     except Exception:  # noqa: BLE001 - a signature is documentation only
         pass
     return fn

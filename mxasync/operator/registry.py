@@ -141,14 +141,16 @@ class OpDef:
 
     @property
     def signature(self) -> inspect.Signature:
-        """A Python signature for generated front-end functions: inputs, then params (MXNet's order)."""
+        """A Python signature for generated front-end functions: inputs (aux states last), then params
+        (MXNet's order)."""
         if self._signature is None:
             P = inspect.Parameter
             params = []
             if self.key_var_num_args:
                 params.append(P("data", P.VAR_POSITIONAL))
             else:
-                params += [P(a, P.POSITIONAL_OR_KEYWORD, default=None) for a in self.prop_cls.arguments]
+                inputs = list(self.prop_cls.arguments) + list(getattr(self.prop_cls, "aux_states", ()))
+                params += [P(a, P.POSITIONAL_OR_KEYWORD, default=None) for a in inputs]
             kind = P.KEYWORD_ONLY if self.key_var_num_args else P.POSITIONAL_OR_KEYWORD
             for fname in self.param_cls.param_order():
                 if fname == self.key_var_num_args:
