@@ -88,7 +88,7 @@ _SUBMODULES = (
     "initializer", "io", "kvstore", "lr_scheduler", "metric", "model", "module", "monitor", "ndarray", "operator",
     "onnx", "optimizer", "profiler", "random", "recordio", "rnn", "runtime", "symbol", "test_utils", "util", "viz",
     "attribute", "name", "registry", "numpy", "numpy_extension", "error", "log", "visualization",
-    "symbol.numpy._symbol",
+    "symbol.numpy._symbol", "numpy_op_signature",
 )
 _ALIASES = {"init": "initializer", "kv": "kvstore", "mod": "module", "nd": "ndarray", "opt": "optimizer",
             "sym": "symbol", "mon": "monitor", "img": "image",
