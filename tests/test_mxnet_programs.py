@@ -114,13 +114,21 @@ def test_image_record_iter_takes_an_empty_path_imgidx(tmp_path):
     assert any("not_an_option=1" in str(w.message) for w in caught)
 
 
-def test_requests_is_a_dependency():
+@pytest.mark.parametrize("package", ["requests", "graphviz"])
+def test_mxnets_dependencies_are_ours(package):
+    """MXNet 1.9.1's wheel depends on requests and graphviz (mx.viz.plot_network works after a plain install)."""
     try:
         import tomllib
     except ImportError:  # Python 3.10
         import tomli as tomllib
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    assert any(d.split(">")[0].split("=")[0].strip() == "requests" for d in deps)
+    assert any(d.split(">")[0].split("=")[0].strip() == package for d in deps)
+
+
+def test_plot_network_draws_with_the_installed_graphviz():
+    net = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=4, name="fc")
+    dot = mx.viz.plot_network(net, shape={"data": (2, 3)})
+    assert "fc" in dot.source and "FullyConnected" in dot.source
 
 
 def test_profiler_trace_written_at_exit_as_mxnet_does(tmp_path):
