@@ -63,8 +63,28 @@ def test_data_helpers_fail_clearly_offline(tmp_path, monkeypatch):
     for fn, what in ((mx.test_utils.get_mnist, "train-images-idx3-ubyte"),
                      (lambda: mx.test_utils.get_mnist_iterator(8, (1, 28, 28)), "t10k-labels-idx1-ubyte"),
                      (mx.test_utils.get_cifar10, "train.rec")):
-        with pytest.raises(mx.test_utils.DataUnavailableError, match=f"{what}.*not found in 'data.*Name or service"):
+        with pytest.raises(mx.test_utils.DataUnavailableError,
+                           match=f"{what}.*not found in '(\\.|data)('|/cifar').*Name or service"):
             fn()
+    with pytest.raises(mx.test_utils.DataUnavailableError, match="mnist.pkl.gz not found in 'data'"):
+        mx.test_utils.get_mnist_pkl()
+
+
+def test_get_mnist_reads_the_working_directory_first(mnist_home, monkeypatch):
+    """MXNet's get_mnist reads (and downloads into) the working directory: files there come first."""
+    def offline(url, dirname):
+        raise OSError("offline")
+
+    monkeypatch.setattr(tu_datasets, "_download", offline)
+    for prefix in ("train", "t10k"):
+        _write_idx(Path(f"{prefix}-images-idx3-ubyte.gz"), np.full((2, 28, 28), 255))
+        _write_idx(Path(f"{prefix}-labels-idx1-ubyte.gz"), np.array([7, 8]))
+    data = mx.test_utils.get_mnist()
+    assert data["train_label"].tolist() == [7, 8] and data["test_data"].shape == (2, 1, 28, 28)
+    assert data["train_data"].min() == 1.0
+    Path("data").mkdir()
+    Path("data", "mnist.pkl.gz").write_bytes(b"x")
+    assert mx.test_utils.get_mnist_pkl() == os.path.join("data", "mnist.pkl.gz")
 
 
 def test_get_cifar10_finds_the_files(tmp_path, monkeypatch):
