@@ -7,12 +7,12 @@ from . import amp, io
 nd = ndarray
 sym = symbol
 
-__all__ = ["ndarray", "symbol", "nd", "sym", "amp", "io", "onnx", "text"]
+__all__ = ["ndarray", "symbol", "nd", "sym", "amp", "io", "onnx", "text", "svrg_optimization"]
 
 
 def __getattr__(name: str):
     # mx.contrib.onnx loads on first use (it brings Gluon's SymbolBlock along)
-    if name in ("onnx", "text"):  # mx.contrib.text, too: it brings Gluon's data helpers
+    if name in ("onnx", "text", "svrg_optimization"):  # text brings Gluon's data helpers, svrg the Module
         import importlib
 
         value = globals()[name] = importlib.import_module(f"{__name__}.{name}")
