@@ -82,6 +82,7 @@ _seams.wrap_array.provider = f"{__name__}.ndarray"
 _seams.subgraph.provider = f"{__name__}.symbol._control_flow"
 _seams.control_flow.provider = f"{__name__}.executor.control_flow"
 _seams.numpy.provider = f"{__name__}.numpy_extension"
+_seams.symbol_op.provider = f"{__name__}.symbol"
 
 _SUBMODULES = (
     "autograd", "backends", "callback", "context", "contrib", "engine", "executor", "gluon", "image",
