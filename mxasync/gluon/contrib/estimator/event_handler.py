@@ -146,7 +146,7 @@ class LoggingHandler(TrainBegin, TrainEnd, EpochBegin, EpochEnd, BatchBegin, Bat
         self.log_interval_time = 0.0
 
     def _values(self) -> str:
-        return "".join("%s: %.4f, " % metric.get() for metric in self.metrics)
+        return "".join("{}: {:.4f}, ".format(*metric.get()) for metric in self.metrics)
 
     def train_begin(self, estimator, *args, **kwargs):
         self.train_start = time.time()
@@ -161,7 +161,7 @@ class LoggingHandler(TrainBegin, TrainEnd, EpochBegin, EpochEnd, BatchBegin, Bat
         self.log_interval_time = 0.0
 
     def train_end(self, estimator, *args, **kwargs):
-        msg = "Train finished using total %ds with %d epochs. " % (time.time() - self.train_start, self.current_epoch)
+        msg = f"Train finished using total {int(time.time() - self.train_start)}s with {self.current_epoch} epochs. "
         estimator.logger.info((msg + self._values()).rstrip(", "))
 
     def batch_begin(self, estimator, *args, **kwargs):
@@ -171,11 +171,10 @@ class LoggingHandler(TrainBegin, TrainEnd, EpochBegin, EpochEnd, BatchBegin, Bat
     def batch_end(self, estimator, *args, **kwargs):
         if isinstance(self.log_interval, int):
             self.processed_samples += kwargs["batch"][0].shape[0]
-            msg = "[Epoch %d][Batch %d][Samples %s] " % (self.current_epoch, self.batch_index,
-                                                         self.processed_samples)
+            msg = f"[Epoch {self.current_epoch}][Batch {self.batch_index}][Samples {self.processed_samples}] "
             self.log_interval_time += time.time() - self.batch_start
             if self.batch_index % self.log_interval == 0:
-                msg += "time/interval: %.3fs " % self.log_interval_time
+                msg += f"time/interval: {self.log_interval_time:.3f}s "
                 self.log_interval_time = 0.0
                 estimator.logger.info((msg + self._values()).rstrip(", "))
         self.batch_index += 1
@@ -189,7 +188,7 @@ class LoggingHandler(TrainBegin, TrainEnd, EpochBegin, EpochEnd, BatchBegin, Bat
             estimator.logger.info("Validation Begin")
 
     def epoch_end(self, estimator, *args, **kwargs):
-        msg = "[Epoch %d] Finished in %.3fs, " % (self.current_epoch, time.time() - self.epoch_start)
+        msg = f"[Epoch {self.current_epoch}] Finished in {time.time() - self.epoch_start:.3f}s, "
         estimator.logger.info((msg + self._values()).rstrip(", "))
         self.current_epoch += 1
         self.batch_index = 0
@@ -271,7 +270,7 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
             batch = self.current_batch + self.trained_batch + (0 if estimator.max_epoch else 1)
         else:
             epoch, batch = self.current_epoch, self.current_batch
-        prefix = "%s-epoch%dbatch%d" % (self.model_prefix, epoch, batch)
+        prefix = f"{self.model_prefix}-epoch{epoch}batch{batch}"
         self._save_params_and_trainer(estimator, prefix)
         if self.verbose > 0:
             estimator.logger.info("[Epoch %d] CheckpointHandler: trained total %d batches, saving model at %s with "
@@ -321,25 +320,24 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
         self.trained_batch = self._find_max_iteration(f"{self.model_prefix}-epoch{self.trained_epoch}", "batch",
                                                       ".params")
         if self.trained_epoch == -1:
-            what = "%d batches" % estimator.max_batch if estimator.max_batch else "%d epochs" % estimator.max_epoch
+            what = f"{estimator.max_batch} batches" if estimator.max_batch else f"{estimator.max_epoch} epochs"
             estimator.logger.info("CheckpointHandler: No checkpoint found, training from scratch for " + what)
             return
-        msg = "CheckpointHandler: Checkpoint resumed from epoch %d batch %d, continue to train for " % (
-            self.trained_epoch, self.trained_batch)
+        msg = (f"CheckpointHandler: Checkpoint resumed from epoch {self.trained_epoch} batch {self.trained_batch}, "
+               "continue to train for ")
         if estimator.max_epoch:
             if self.trained_epoch >= estimator.max_epoch - 1:
                 raise ValueError(f"Found checkpoint with maximum number of epoch {estimator.max_epoch} reached, "
                                  "please specify resume_from_checkpoint=False (default value) to train from scratch.")
             estimator.max_epoch = estimator.max_epoch - self.trained_epoch - 1
-            msg += "%d epochs " % estimator.max_epoch
+            msg += f"{estimator.max_epoch} epochs "
         if estimator.max_batch:
             if self.trained_batch >= estimator.max_batch - 1:
                 raise ValueError(f"Found checkpoint with maximum number of batch {self.trained_batch} reached, "
                                  "please specify resume_from_checkpoint=False (default value) to train from scratch.")
             estimator.max_batch = estimator.max_batch - self.trained_batch - 1
-            msg += "%d batches " % estimator.max_batch
-        stem = os.path.join(self.model_dir, "%s-epoch%dbatch%d" % (self.model_prefix, self.trained_epoch,
-                                                                   self.trained_batch))
+            msg += f"{estimator.max_batch} batches "
+        stem = os.path.join(self.model_dir, f"{self.model_prefix}-epoch{self.trained_epoch}batch{self.trained_batch}")
         for ext in (".params", ".states"):
             if not os.path.exists(stem + ext):
                 raise FileNotFoundError(f"Failed to load checkpoint, {stem + ext} does not exist")
