@@ -29,12 +29,14 @@ if TYPE_CHECKING:  # what the lazy loading below gives, spelled out for type che
         context,
         contrib,
         engine,
+        error,
         executor,
         gluon,
         image,
         initializer,
         io,
         kvstore,
+        log,
         lr_scheduler,
         metric,
         model,
@@ -55,6 +57,7 @@ if TYPE_CHECKING:  # what the lazy loading below gives, spelled out for type che
         symbol,
         test_utils,
         util,
+        visualization,
         viz,
     )
     from . import image as img
@@ -66,12 +69,14 @@ if TYPE_CHECKING:  # what the lazy loading below gives, spelled out for type che
     from . import numpy as np
     from . import numpy_extension as npx
     from . import optimizer as opt
+    from . import random as rnd
     from . import symbol as sym
     from .base import MXAsyncError, MXNetError
     from .context import Context, cpu, cpu_pinned, cpu_shared, current_context, device, gpu, num_gpus
     from .loading import preload, preload_async
     from .symbol._naming import AttrScope
-    from .util import is_np_shape, np_shape, set_np_shape
+    from .symbol.numpy import _symbol as np_symbol
+    from .util import is_np_array, is_np_shape, np_array, np_shape, set_np_shape, use_np, use_np_array, use_np_shape
 
 # The modules that install the seams lower layers call up through (mxasync/_seams.py): a seam used
 # before its layer was imported loads it then.
@@ -81,6 +86,7 @@ _seams.wrap_array.provider = f"{__name__}.ndarray"
 _seams.subgraph.provider = f"{__name__}.symbol._control_flow"
 _seams.control_flow.provider = f"{__name__}.executor.control_flow"
 _seams.numpy.provider = f"{__name__}.numpy_extension"
+_seams.symbol_op.provider = f"{__name__}.symbol"
 
 # the registry and the common ops load now, so an event loop's first arrays find them loaded
 # (mxasync/loading.py says when they do not: MXASYNC_PRELOAD=0, the command line)
@@ -90,18 +96,20 @@ _SUBMODULES = (
     "autograd", "backends", "callback", "context", "contrib", "engine", "executor", "gluon", "image",
     "initializer", "io", "kvstore", "lr_scheduler", "metric", "model", "module", "monitor", "ndarray", "operator",
     "onnx", "optimizer", "profiler", "random", "recordio", "rnn", "runtime", "symbol", "test_utils", "util", "viz",
-    "attribute", "name", "registry", "numpy", "numpy_extension",
+    "attribute", "name", "registry", "numpy", "numpy_extension", "error", "log", "visualization",
+    "symbol.numpy._symbol", "numpy_op_signature",
 )
 _ALIASES = {"init": "initializer", "kv": "kvstore", "mod": "module", "nd": "ndarray", "opt": "optimizer",
             "sym": "symbol", "mon": "monitor", "img": "image",
-            "np": "numpy", "npx": "numpy_extension"}
+            "np": "numpy", "npx": "numpy_extension", "rnd": "random", "np_symbol": "symbol.numpy._symbol"}
 _NAMES = {
     "MXAsyncError": "base", "MXNetError": "base",
     "Context": "context", "cpu": "context", "cpu_pinned": "context", "device": "context",
     "cpu_shared": "context", "current_context": "context", "gpu": "context",
     "num_gpus": "context",
     "AttrScope": "symbol._naming",
-    "is_np_shape": "util", "np_shape": "util", "set_np_shape": "util",
+    "is_np_shape": "util", "np_shape": "util", "set_np_shape": "util", "is_np_array": "util", "np_array": "util",
+    "use_np": "util", "use_np_array": "util", "use_np_shape": "util",
     "preload": "loading", "preload_async": "loading",
 }
 
@@ -113,7 +121,8 @@ __all__ = [
     "image", "autograd", "test_utils", "rnn", "util", "attribute", "np_shape", "is_np_shape", "set_np_shape",
     "contrib", "gluon", "onnx",
     "monitor", "mon", "img", "registry", "preload", "preload_async", "np", "npx", "numpy", "numpy_extension",
-    "runtime",
+    "runtime", "is_np_array", "np_array", "use_np", "use_np_array", "use_np_shape", "rnd", "np_symbol", "error",
+    "log", "visualization",
 ]
 
 

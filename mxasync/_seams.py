@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["Seam", "recorder", "executor", "wrap_array", "subgraph", "control_flow", "numpy"]
+__all__ = ["Seam", "recorder", "executor", "wrap_array", "subgraph", "control_flow", "numpy", "symbol_op"]
 
 
 class Seam:
@@ -71,3 +71,6 @@ control_flow = Seam("control_flow")
 #: the NumPy interface (``mxasync.numpy.multiarray``): an object with ``ndarray`` (the class of ``mx.np``
 #: arrays, for ``NDArray.as_np_ndarray``) and the ``np`` / ``npx`` modules (``mx.nd.np``, ``mx.nd.npx``)
 numpy = Seam("numpy")
+#: the symbol layer's ``make(op_name, *args, **kwargs) -> Symbol`` (``mx.sym.<op_name>(...)``): MXNet's legacy
+#: Python ops (``mx.operator.NumpyOp`` / ``NDArrayOp``) make their symbol through it
+symbol_op = Seam("symbol_op")

@@ -12,12 +12,15 @@ import numpy as np
 
 from ._ctypes_names import *  # noqa: F403 - MXNet's ctypes names (handles, mx_uint, c_str_array, ...)
 from ._ctypes_names import __all__ as _ctypes_all
+from ._pyhelpers import *  # noqa: F403 - MXNet's pure-Python helpers of mxnet.base (classproperty, ...)
+from ._pyhelpers import __all__ as _helpers_all
+from ._pyhelpers import register_error
 
 __all__ = ["MXAsyncError", "MXNetError", "MXAsyncValueError", "MXAsyncTypeError", "MXAsyncOSError", "MXAsyncKeyError",
            "os_error",
            "NotImplementedForSymbol",
            "env_int", "env_float", "env_str", "env_bool", "py_str", "c_str", "integer_types", "numeric_types", "string_types", "mx_real_t",
-           "data_dir", "data_dir_default", *_ctypes_all]
+           "data_dir", "data_dir_default", "NotSupportedForSparseNDArray", *_ctypes_all, *_helpers_all]
 
 # MXNet's type groups, used by code that checks arguments the way MXNet's Python layer does.
 integer_types = (int, np.int32, np.int64)
@@ -106,6 +109,26 @@ class NotImplementedForSymbol(MXAsyncError):
             msg += f" with arguments ({', '.join(self.args)})"
         return msg + " is not implemented for Symbol and only available in NDArray."
 
+
+class NotSupportedForSparseNDArray(MXAsyncError):
+    """A function that exists for dense NDArrays only was called on a sparse one."""
+
+    def __init__(self, function, alias: str | None = None, *args) -> None:
+        super().__init__()
+        self.function = getattr(function, "__name__", str(function))
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self) -> str:
+        msg = f"Function {self.function}"
+        if self.alias:
+            msg += f' (namely operator "{self.alias}")'
+        if self.args:
+            msg += f" with arguments ({', '.join(self.args)})"
+        return msg + " is not supported for SparseNDArray and only available in NDArray."
+
+
+register_error("MXNetError", MXAsyncError)
 
 _OS_ERRORS: dict[type, type] = {}
 

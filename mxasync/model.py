@@ -30,7 +30,10 @@ from .ndarray import save as nd_save
 from .runtime.context import cpu
 from .symbol import load as sym_load
 
-__all__ = ["BatchEndParam", "save_checkpoint", "load_checkpoint", "load_params", "checkpoint_paths"]
+__all__ = ["BatchEndParam", "save_checkpoint", "load_checkpoint", "load_params", "checkpoint_paths", "SKLEARN_INSTALLED"]
+
+#: MXNet's flag for FeedForward's scikit-learn base class; FeedForward is not provided (docs/porting.md)
+SKLEARN_INSTALLED = False
 
 
 class BatchEndParam(NamedTuple):

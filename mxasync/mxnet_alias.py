@@ -15,6 +15,10 @@ Three ways to turn it on, none of them implicit:
   :func:`install` on the first ``import mxnet`` (mxasync is not imported before);
 * ``import mxasync.mxnet_alias; mxasync.mxnet_alias.install()`` in a program.
 
+With ``MXASYNC_NUMPY1_NAMES=1`` (``mxasync run --numpy1-names``), importing ``mxnet`` through the alias
+also gives NumPy back the names NumPy 2 removed (``np.float``, binary ``np.fromstring``...), each use
+warning (:mod:`mxasync.tools.numpy1_names`); ``import mxasync`` never does.
+
 Under the alias ``mxnet`` is a thin module over ``mxasync`` whose ``__version__`` is the
 MXNet API version mxasync implements (:data:`MXNET_API_VERSION`), as libraries check it
 (GluonCV 0.10 wants ``>=1.4,<2.0``); ``mxasync.__version__`` stays mxasync's own.
@@ -30,6 +34,7 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import os
 import sys
 import types
 
@@ -37,6 +42,9 @@ __all__ = ["MXNET_API_VERSION", "install", "uninstall", "installed", "real_mxnet
 
 #: The MXNet Python API version mxasync implements (``mxnet.__version__`` under the alias).
 MXNET_API_VERSION = "1.9.1"
+#: Set to 1, ``import mxnet`` through the alias gives NumPy back NumPy 1's removed names (``mxasync run
+#: --numpy1-names``); the same name as :data:`mxasync.tools.numpy1_names.ENV`.
+NUMPY1_NAMES_ENV = "MXASYNC_NUMPY1_NAMES"
 
 
 class _MxnetModule(types.ModuleType):
@@ -59,6 +67,10 @@ class _AliasLoader(importlib.abc.Loader):
             module.__version__ = MXNET_API_VERSION
             module.__path__ = []  # a package whose submodules only this finder gives
             module.__mxasync_alias__ = True
+            if os.environ.get(NUMPY1_NAMES_ENV, "").strip().lower() in ("1", "true", "yes", "on"):
+                # NumPy 1's removed names for legacy scripts (loaded only when asked: this module is imported
+                # at every interpreter start where mxnet-compat is installed)
+                importlib.import_module("mxasync.tools.numpy1_names").enable()
             return module
         return None
 

@@ -25,11 +25,17 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .base import py_str  # noqa: F401 - MXNet has it here too
+import numpy as _onp
+
+from .base import (
+    MXAsyncError,
+    py_str,  # noqa: F401 - MXNet has it here too
+)
 
 __all__ = ["np_shape", "is_np_shape", "set_np_shape", "use_np_shape", "np_array", "is_np_array",
            "use_np_array", "use_np", "set_np", "reset_np", "is_np_default_dtype", "np_default_dtype",
-           "getenv", "setenv", "get_gpu_count", "set_module", "py_str"]
+           "getenv", "setenv", "get_gpu_count", "set_module", "py_str", "get_gpu_memory", "get_cuda_compute_capability",
+           "np_ufunc_legal_option", "wrap_np_unary_func", "wrap_np_binary_func"]
 
 
 class _Flags:
@@ -221,3 +227,81 @@ def set_module(module: str) -> Callable:
             obj.__module__ = module
         return obj
     return decorate
+
+
+def _cuda_runtime(what: str) -> Any:
+    try:
+        import cupy  # an optional dependency (the gpu extra): imported where a GPU is asked about
+    except ImportError as err:
+        raise MXAsyncError(f"{what}: no GPU support here (install mxasync[gpu] for CuPy)") from err
+    return cupy.cuda
+
+
+def get_gpu_memory(gpu_dev_id: int) -> tuple[int, int]:
+    """``(free, total)`` bytes of GPU ``gpu_dev_id``'s memory."""
+    cuda = _cuda_runtime("get_gpu_memory")
+    with cuda.Device(gpu_dev_id):
+        free, total = cuda.runtime.memGetInfo()
+    return int(free), int(total)
+
+
+def get_cuda_compute_capability(ctx: Any) -> int:
+    """The CUDA compute capability of a GPU context as an int (70 for ``sm_70``)."""
+    if getattr(ctx, "device_type", None) != "gpu":
+        raise ValueError(f"Expecting a gpu context to get cuda compute capability, while received ctx {ctx}")
+    cuda = _cuda_runtime("get_cuda_compute_capability")
+    return int(cuda.Device(ctx.device_id).compute_capability)
+
+
+# NumPy's ufunc keywords and the values MXNet's NumPy-interface ufuncs accept (their defaults)
+_NP_UFUNC_DEFAULT_KWARGS = {"where": True, "casting": "same_kind", "order": "K", "dtype": None, "subok": True}
+_NP_UFUNC_DTYPES = {"int8", "uint8", "int32", "int64", "float16", "float32", "float64"}
+
+
+def np_ufunc_legal_option(key: str, value: Any) -> bool:
+    """Whether ``key=value`` is a legal NumPy ufunc argument (a known keyword and an allowed value).
+
+    >>> np_ufunc_legal_option("casting", "unsafe"), np_ufunc_legal_option("casting", "wild")
+    (True, False)
+    """
+    if key == "where":
+        return True
+    if key == "casting":
+        return value in ("no", "equiv", "safe", "same_kind", "unsafe")
+    if key == "order":
+        return isinstance(value, str)
+    if key == "dtype":
+        return (isinstance(value, str) and value in _NP_UFUNC_DTYPES) or \
+            (isinstance(value, type) and issubclass(value, _onp.generic) and _onp.dtype(value).name in _NP_UFUNC_DTYPES)
+    if key == "subok":
+        return isinstance(value, bool)
+    return False
+
+
+def _check_ufunc_kwargs(name: str, kwargs: dict) -> None:
+    for key, value in kwargs.items():
+        if key not in _NP_UFUNC_DEFAULT_KWARGS:
+            raise TypeError(f"{key} is an invalid keyword to function '{name}'")
+        if value != _NP_UFUNC_DEFAULT_KWARGS[key]:
+            if np_ufunc_legal_option(key, value):
+                raise NotImplementedError(f"{key}={value} is not implemented yet for operator {name}")
+            raise TypeError(f"{key}={value} not understood for operator {name}")
+
+
+def wrap_np_unary_func(func: Callable) -> Callable:
+    """``func(x, out=None)`` taking NumPy's ufunc keywords: their defaults pass, other legal values
+    raise ``NotImplementedError``, anything else ``TypeError`` (MXNet's uniform errors)."""
+    @functools.wraps(func)
+    def wrapped(x: Any, out: Any = None, **kwargs: Any) -> Any:
+        _check_ufunc_kwargs(func.__name__, kwargs)
+        return func(x, out=out)
+    return wrapped
+
+
+def wrap_np_binary_func(func: Callable) -> Callable:
+    """:func:`wrap_np_unary_func` for ``func(x1, x2, out=None)``."""
+    @functools.wraps(func)
+    def wrapped(x1: Any, x2: Any, out: Any = None, **kwargs: Any) -> Any:
+        _check_ufunc_kwargs(func.__name__, kwargs)
+        return func(x1, x2, out=out)
+    return wrapped

@@ -30,7 +30,7 @@ PACKAGE = Path(mxasync.__file__).parent
 #: the layer of each top-level module or package of mxasync (the first name after ``mxasync.``)
 LAYERS = {
     # foundations every layer may use: errors, the class registry, atomic files, the seams' slots
-    "base": 0, "registry": 0, "atomic": 0, "_seams": 0, "_numpy_op_doc": 0,
+    "base": 0, "registry": 0, "atomic": 0, "_seams": 0, "_numpy_op_doc": 0, "_pyhelpers": 0, "error": 0, "log": 0,
     "_ctypes_names": 0,                                         # mx.base's ctypes handles and helpers
     "runtime": 1, "engine": 1, "profiler": 1,                  # the last two re-export runtime
     "util": 1,                                                  # env and np-shape helpers; counts GPUs
@@ -39,7 +39,7 @@ LAYERS = {
     "ndarray": 4, "random": 4,                                  # mx.random samples NDArrays
     "autograd": 5,
     "numpy": 5, "numpy_extension": 5,                         # mx.np / mx.npx: arrays of the engine, recorded
-    "symbol": 6, "viz": 6, "name": 6, "attribute": 6,          # viz draws symbols; mx.name, mx.attribute
+    "symbol": 6, "viz": 6, "visualization": 6, "name": 6, "attribute": 6,  # viz draws symbols; mx.name, mx.attribute
     "executor": 7,
     # the training stack: stores, data, optimizers and the things a fit loop uses
     "kvstore": 8, "io": 8, "recordio": 8, "image": 8, "module": 8, "optimizer": 8, "lr_scheduler": 8,

@@ -63,8 +63,28 @@ def test_data_helpers_fail_clearly_offline(tmp_path, monkeypatch):
     for fn, what in ((mx.test_utils.get_mnist, "train-images-idx3-ubyte"),
                      (lambda: mx.test_utils.get_mnist_iterator(8, (1, 28, 28)), "t10k-labels-idx1-ubyte"),
                      (mx.test_utils.get_cifar10, "train.rec")):
-        with pytest.raises(mx.test_utils.DataUnavailableError, match=f"{what}.*not found in 'data.*Name or service"):
+        with pytest.raises(mx.test_utils.DataUnavailableError,
+                           match=f"{what}.*not found in '(\\.|data)('|/cifar').*Name or service"):
             fn()
+    with pytest.raises(mx.test_utils.DataUnavailableError, match="mnist.pkl.gz not found in 'data'"):
+        mx.test_utils.get_mnist_pkl()
+
+
+def test_get_mnist_reads_the_working_directory_first(mnist_home, monkeypatch):
+    """MXNet's get_mnist reads (and downloads into) the working directory: files there come first."""
+    def offline(url, dirname):
+        raise OSError("offline")
+
+    monkeypatch.setattr(tu_datasets, "_download", offline)
+    for prefix in ("train", "t10k"):
+        _write_idx(Path(f"{prefix}-images-idx3-ubyte.gz"), np.full((2, 28, 28), 255))
+        _write_idx(Path(f"{prefix}-labels-idx1-ubyte.gz"), np.array([7, 8]))
+    data = mx.test_utils.get_mnist()
+    assert data["train_label"].tolist() == [7, 8] and data["test_data"].shape == (2, 1, 28, 28)
+    assert data["train_data"].min() == 1.0
+    Path("data").mkdir()
+    Path("data", "mnist.pkl.gz").write_bytes(b"x")
+    assert mx.test_utils.get_mnist_pkl() == os.path.join("data", "mnist.pkl.gz")
 
 
 def test_get_cifar10_finds_the_files(tmp_path, monkeypatch):
@@ -114,13 +134,21 @@ def test_image_record_iter_takes_an_empty_path_imgidx(tmp_path):
     assert any("not_an_option=1" in str(w.message) for w in caught)
 
 
-def test_requests_is_a_dependency():
+@pytest.mark.parametrize("package", ["requests", "graphviz"])
+def test_mxnets_dependencies_are_ours(package):
+    """MXNet 1.9.1's wheel depends on requests and graphviz (mx.viz.plot_network works after a plain install)."""
     try:
         import tomllib
     except ImportError:  # Python 3.10
         import tomli as tomllib
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    assert any(d.split(">")[0].split("=")[0].strip() == "requests" for d in deps)
+    assert any(d.split(">")[0].split("=")[0].strip() == package for d in deps)
+
+
+def test_plot_network_draws_with_the_installed_graphviz():
+    net = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=4, name="fc")
+    dot = mx.viz.plot_network(net, shape={"data": (2, 3)})
+    assert "fc" in dot.source and "FullyConnected" in dot.source
 
 
 def test_profiler_trace_written_at_exit_as_mxnet_does(tmp_path):

@@ -7,14 +7,14 @@ from . import amp, io
 nd = ndarray
 sym = symbol
 
-__all__ = ["ndarray", "symbol", "nd", "sym", "amp", "io", "onnx"]
+__all__ = ["ndarray", "symbol", "nd", "sym", "amp", "io", "onnx", "text", "svrg_optimization"]
 
 
 def __getattr__(name: str):
     # mx.contrib.onnx loads on first use (it brings Gluon's SymbolBlock along)
-    if name == "onnx":
+    if name in ("onnx", "text", "svrg_optimization"):  # text brings Gluon's data helpers, svrg the Module
         import importlib
 
-        value = globals()["onnx"] = importlib.import_module(f"{__name__}.onnx")
+        value = globals()[name] = importlib.import_module(f"{__name__}.{name}")
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -7,7 +7,7 @@ resizers of :mod:`mxasync.io.image`; random augmenters draw from Python's
 both reproduces MXNet's choices. See ``docs/image.md``.
 """
 
-from . import image  # noqa: E402  (MXNet's mx.image.image module)
+from . import detection, image  # noqa: E402  (MXNet's mx.image.image and mx.image.detection modules)
 from ._arrays import ImageError
 from .augmenter import Augmenter, CastAug, RandomOrderAug, SequentialAug
 from .color import (
@@ -24,6 +24,17 @@ from .color import (
 from .create import CreateAugmenter
 from .crop import center_crop, fixed_crop, random_crop, random_size_crop, scale_down
 from .decode import imdecode, imread
+from .detection import (
+    CreateDetAugmenter,
+    CreateMultiRandCropAugmenter,
+    DetAugmenter,
+    DetBorrowAug,
+    DetHorizontalFlipAug,
+    DetRandomCropAug,
+    DetRandomPadAug,
+    DetRandomSelectAug,
+    ImageDetIter,
+)
 from .geometry import (
     CenterCropAug,
     ForceResizeAug,
@@ -42,5 +53,9 @@ __all__ = [
     "Augmenter", "SequentialAug", "RandomOrderAug", "ResizeAug", "ForceResizeAug", "RandomCropAug",
     "RandomSizedCropAug", "CenterCropAug", "BrightnessJitterAug", "ContrastJitterAug", "SaturationJitterAug",
     "HueJitterAug", "ColorJitterAug", "LightingAug", "ColorNormalizeAug", "RandomGrayAug", "HorizontalFlipAug",
-    "CastAug", "CreateAugmenter", "ImageIter", "ImageError",
+    "CastAug", "CreateAugmenter", "ImageIter", "ImageError", "DetAugmenter", "DetBorrowAug", "DetRandomSelectAug",
+    "DetHorizontalFlipAug", "DetRandomCropAug", "DetRandomPadAug", "CreateMultiRandCropAugmenter",
+    "CreateDetAugmenter", "ImageDetIter", "detection", "det",
 ]
+
+det = detection  # MXNet's alias

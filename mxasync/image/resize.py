@@ -94,8 +94,11 @@ def copyMakeBorder(src, top: int, bot: int, left: int, right: int, type: int = 0
     ``type`` (OpenCV's border codes, which MXNet passes on): 0 constant (``values`` per
     channel, missing channels 0, or ``value`` for all), 1 replicate (``aaa|abcd``),
     2 reflect (``cba|abcd``), 3 wrap (``fgh|abcdefgh``), 4 reflect-101 (``dcb|abcd``).
-    (MXNet's docstring lists 1-4 in another order; these are what it does.)
+    (MXNet's docstring lists 1-4 in another order; these are what it does.) OpenCV's flag 16
+    (``BORDER_ISOLATED``, which detection augmenters pass) changes nothing for a whole image.
     """
+    if isinstance(type, int) and not isinstance(type, bool) and type & 16:
+        type &= ~16  # noqa: A001 - MXNet's parameter name
     margins = (top, bot, left, right)
     if any(isinstance(m, bool) or int(m) != m or m < 0 for m in margins):
         raise ImageError(f"copyMakeBorder: top, bot, left, right must be integers >= 0, got {margins}")

@@ -20,13 +20,15 @@ from .resize_iter import ResizeIter
 
 __all__ = [
     "DataDesc", "DataBatch", "DataIter", "NDArrayIter", "ResizeIter", "PrefetchingIter", "CSVIter",
-    "MNISTIter", "LibSVMIter", "ImageRecordIter", "ImageRecordUInt8Iter", "recordio", "image", "datasets",
+    "MNISTIter", "LibSVMIter", "ImageRecordIter", "ImageRecordUInt8Iter", "ImageDetRecordIter", "recordio", "image",
+    "datasets",
 ]
 
 # name -> (module, attribute or None for the module itself), imported on first access
 _LAZY = {
     "ImageRecordIter": (".image_record_iter", "ImageRecordIter"),
     "ImageRecordUInt8Iter": (".image_record_iter", "ImageRecordUInt8Iter"),
+    "ImageDetRecordIter": (".image_det_record_iter", "ImageDetRecordIter"),
     "image": (".image", None),
     "datasets": (".datasets", None),
 }

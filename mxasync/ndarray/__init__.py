@@ -7,6 +7,7 @@ family then, ``dir(mx.nd)`` lists every op without loading one.
 from .. import _seams
 from ..operator.namespace import OpNamespace as _OpNamespace
 from . import _internal, contrib, image, linalg, random, sparse
+from ._dtype_maps import _DTYPE_MX_TO_NP, _DTYPE_NP_TO_MX, _GRAD_REQ_MAP
 from ._fluent import attach as _attach_fluent_methods
 from ._functions import *  # noqa: F403 - MXNet's Python-level functions (maximum, add, moveaxis, ...)
 from ._functions import __all__ as _function_names
@@ -31,7 +32,8 @@ from .register import make_function as _make_function
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "zeros_like", "ones_like",
            "waitall", "waitall_async", "save", "load", "load_frombuffer", "shuffle", "from_numpy",
-           "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write", *_function_names]
+           "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write", "_DTYPE_NP_TO_MX", "_DTYPE_MX_TO_NP",
+           "_GRAD_REQ_MAP", *_function_names]
 
 _ops = _OpNamespace(globals(), _make_function, public=True)
 _attach_fluent_methods(NDArray, _ops)
@@ -44,11 +46,12 @@ def __getattr__(name: str):
     if name == "CachedOp":
         value = globals()[name] = _seams.executor.get().CachedOp
         return value
-    if name in ("np", "npx"):
-        # mx.nd.np / mx.nd.npx (what hybrid_forward's F.np reaches imperatively) are mx.np / mx.npx, a layer
-        # above this one: they come through the numpy seam (mxasync/_seams.py), loaded on first use
+    if name in ("np", "npx", "numpy", "numpy_extension"):
+        # mx.nd.np / mx.nd.npx (what hybrid_forward's F.np reaches imperatively; MXNet's mx.nd.numpy and
+        # mx.nd.numpy_extension) are mx.np / mx.npx, a layer above this one: they come through the numpy
+        # seam (mxasync/_seams.py), loaded on first use
         iface = _seams.numpy.get()
-        value = globals()[name] = iface.np if name == "np" else iface.npx
+        value = globals()[name] = iface.np if name in ("np", "numpy") else iface.npx
         return value
     return _ops.getattr(__name__, name)
 

@@ -28,6 +28,7 @@ from ..runtime.engine import Engine
 from ..runtime.run_context import FnProperty
 from . import _recording
 from ._chunk import Chunk, alloc_chunk
+from ._dtype_maps import _DTYPE_MX_TO_NP, _DTYPE_NP_TO_MX, _GRAD_REQ_MAP  # noqa: F401 - MXNet has them here
 from ._serialization import STORAGE_TYPES
 
 py_slice = slice  # MXNet's module-level name for the builtin (its functions shadow ``slice``)

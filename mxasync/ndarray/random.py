@@ -126,8 +126,8 @@ def randint(low, high, shape=(1,), dtype=None, ctx=None, out=None, **kwargs) -> 
     return _sample("_random_randint", ctx, out, shape, dtype or "int32", low=int(low), high=int(high))
 
 
-def shuffle(data: NDArray, out: NDArray | None = None) -> NDArray:
-    """A copy of ``data`` with its first axis shuffled (``mx.nd.random.shuffle``)."""
+def shuffle(data: NDArray, out: NDArray | None = None, name: str | None = None) -> NDArray:
+    """A copy of ``data`` with its first axis shuffled (``mx.nd.random.shuffle``; ``name`` is MXNet's, unused)."""
     if not isinstance(data, NDArray):
         raise MXAsyncError(f"random.shuffle: data must be an NDArray, got {type(data).__name__}")
     ctx = data.context

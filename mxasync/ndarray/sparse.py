@@ -196,8 +196,8 @@ def divide(lhs, rhs, out=None):
     return _ufunc(lhs, rhs, "elemwise_div", "broadcast_div", "_div_scalar", "_rdiv_scalar", out)
 
 
-def retain(data, indices, out=None):
-    """The rows ``indices`` of row_sparse ``data``."""
+def retain(data, indices, out=None, name=None):
+    """The rows ``indices`` of row_sparse ``data`` (``name`` is MXNet's, unused)."""
     return invoke("_sparse_retain", [data, indices], out=out)
 
 

@@ -19,11 +19,12 @@ from .base import OpContext, Operator, OperatorProperty, OpReqType, assign
 from .custom import CustomOp, CustomOpProp, get_all_registered_operators, register
 from .overrides import override_signature
 from .params import OpParam
+from .python_op import NDArrayOp, NumpyOp, PythonOp
 from .registry import get_op, list_ops, register_op, register_override
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators", "Operator", "OperatorProperty",
            "OpParam", "OpContext", "OpReqType", "assign", "register_op", "get_op", "list_ops", "override_signature",
-           "register_override"]
+           "register_override", "PythonOp", "NumpyOp", "NDArrayOp"]
 
 
 def __dir__():

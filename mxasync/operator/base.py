@@ -130,6 +130,9 @@ class OperatorProperty:
     aux_states: ClassVar[tuple[str, ...]] = ()
     #: name of the param that counts a variable number of inputs (Concat's num_args), if any
     key_var_num_args: ClassVar[str | None] = None
+    #: the inputs are whatever the instance's ``list_arguments()`` says (Custom: the Python operator's):
+    #: the front ends take them by position (``*data``) or by those names
+    variadic_inputs: ClassVar[bool] = False
 
     # -- gradient traits (read by the executor's gradient pass and by autograd) -----------
     #: the gradient is zero by definition (MXNet's zero ops: comparisons, rounding, ``BlockGrad``):

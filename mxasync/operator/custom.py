@@ -147,6 +147,7 @@ def _shape(s) -> bool:
                  "go to its CustomOpProp as strings.")
 class CustomProperty(OperatorProperty):
     arguments = ("data",)
+    variadic_inputs = True  # the Python operator's list_arguments(), by position or by name
 
     def __init__(self, params: CustomParam, name: str | None = None):
         super().__init__(params, name)
@@ -155,10 +156,14 @@ class CustomProperty(OperatorProperty):
             raise MXAsyncError(f"Custom: op_type {params.op_type!r} is not registered (mx.operator.register); "
                                f"registered: {sorted(_REGISTRY)}")
         self.user = prop_cls(**{k: str(v) for k, v in (params.model_extra or {}).items()})
+        self.arguments = tuple(self.user.list_arguments())  # this instance's inputs (the class says "data")
 
     @property
     def label(self) -> str:
         return f"Custom[{self.params.op_type}]({self.name})" if self.name else f"Custom[{self.params.op_type}]"
+
+    def asynchronous(self, is_train: bool) -> bool:
+        return True  # see _CustomOperator.forward_async
 
     def list_arguments(self):
         return list(self.user.list_arguments())
@@ -216,20 +221,25 @@ class _CustomOperator(Operator):
                 self.ctx, [list(a.shape) for a in in_data], [a.dtype.type for a in in_data])
         return op
 
-    def forward(self, op_ctx, in_data, req, out_data, aux):
+    def forward(self, op_ctx, in_data, req, out_data, aux, on_complete=None):
         op = self._user_op(in_data)
         _run(self.prop.params.op_type, self.ctx, lambda w: op.forward(
             is_train=op_ctx.is_train, req=[_REQ[int(r)] for r in req], in_data=w(in_data), out_data=w(out_data),
-            aux=w(aux)), written=(out_data, aux))
+            aux=w(aux)), written=(out_data, aux), on_complete=on_complete)
 
-    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux):
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux, on_complete=None):
         op = self._user_op(in_data)
         _run(f"_backward_{self.prop.params.op_type}", self.ctx, lambda w: op.backward(
             req=[_REQ[int(r)] for r in req], out_grad=w(out_grad), in_data=w(in_data), out_data=w(out_data),
-            in_grad=w(in_grad), aux=w(aux)), written=(in_grad, aux))
+            in_grad=w(in_grad), aux=w(aux)), written=(in_grad, aux), on_complete=on_complete)
+
+    # MXNet runs Custom as ExecType::kAsync: the engine's thread is not held while the Python code (which
+    # pushes ops of its own) runs on a custom-op thread; the op completes when that code has finished
+    forward_async = forward
+    backward_async = backward
 
 
-def _run(scope_name: str, ctx, call, written) -> None:
+def _run(scope_name: str, ctx, call, written, on_complete=None) -> None:
     """Run the user's code on a custom-op thread over NDArrays sharing the buffers; wait for what it pushed.
 
     The ops it pushes are profiled in the op's scope (``MyOp::_zeros``), its own time as ``MyOp::pure_python``.
@@ -262,4 +272,15 @@ def _run(scope_name: str, ctx, call, written) -> None:
         with _lock:
             if _POOL is None:
                 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mxasync-custom-op")
-    _POOL.submit(body).result()
+    if on_complete is None:
+        _POOL.submit(body).result()
+        return
+
+    def done(fut) -> None:
+        exc = fut.exception()
+        if exc is None:
+            on_complete()
+        else:
+            on_complete(exc)
+
+    _POOL.submit(body).add_done_callback(done)

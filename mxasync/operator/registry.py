@@ -53,6 +53,7 @@ class OpDef:
         self.names = (name,) + aliases
         self.description = inspect.cleandoc(doc or prop_cls.__doc__ or "")
         self.key_var_num_args = prop_cls.key_var_num_args
+        self.variadic_inputs = bool(prop_cls.key_var_num_args or prop_cls.variadic_inputs)
         self.module = _defining_module()  # the module whose import registers this op (the lazy index's value)
         self._cache: dict = {}
         self._default: OperatorProperty | None = None
@@ -123,7 +124,7 @@ class OpDef:
         >>> get_op("clip").bind_positional(("x", 2, 5), kw), kw
         (['x'], {'a_min': 2, 'a_max': 5})
         """
-        if self.key_var_num_args:
+        if self.variadic_inputs:
             return list(args)
         slots = len(self.prop_cls.arguments) + len(getattr(self.prop_cls, "aux_states", ()))
         if len(args) <= slots:
@@ -141,15 +142,17 @@ class OpDef:
 
     @property
     def signature(self) -> inspect.Signature:
-        """A Python signature for generated front-end functions: inputs, then params (MXNet's order)."""
+        """A Python signature for generated front-end functions: inputs (aux states last), then params
+        (MXNet's order)."""
         if self._signature is None:
             P = inspect.Parameter
             params = []
-            if self.key_var_num_args:
+            if self.variadic_inputs:
                 params.append(P("data", P.VAR_POSITIONAL))
             else:
-                params += [P(a, P.POSITIONAL_OR_KEYWORD, default=None) for a in self.prop_cls.arguments]
-            kind = P.KEYWORD_ONLY if self.key_var_num_args else P.POSITIONAL_OR_KEYWORD
+                inputs = list(self.prop_cls.arguments) + list(getattr(self.prop_cls, "aux_states", ()))
+                params += [P(a, P.POSITIONAL_OR_KEYWORD, default=None) for a in inputs]
+            kind = P.KEYWORD_ONLY if self.variadic_inputs else P.POSITIONAL_OR_KEYWORD
             for fname in self.param_cls.param_order():
                 if fname == self.key_var_num_args:
                     continue
@@ -169,7 +172,7 @@ class OpDef:
             if self.aliases:
                 lines += [f"Aliases: {', '.join(self.aliases)}", ""]
             lines += ["Parameters", "----------"]
-            args = ["*data"] if self.key_var_num_args else list(self.prop_cls.arguments)
+            args = ["*data"] if self.variadic_inputs else list(self.prop_cls.arguments)
             for a in args:
                 lines.append(f"{a} : NDArray or Symbol")
                 lines.append(f"    {sentence(describe_input(self.name, a.lstrip('*')))}")

@@ -31,12 +31,12 @@ from .lars import LARS
 from .lbsgd import LBSGD
 from .legacy import Test, ccSGD
 from .nag import NAG
-from .optimizer import Optimizer, Updater, create, get_updater, register
+from .optimizer import NDabs, Optimizer, Updater, create, get_updater, register
 from .rmsprop import RMSProp
 from .sgd import SGD
 from .sgld import SGLD
 from .signum import Signum
 
-__all__ = ["Optimizer", "Updater", "create", "get_updater", "register", "SGD", "NAG", "Adam", "AdaGrad",
+__all__ = ["NDabs", "Optimizer", "Updater", "create", "get_updater", "register", "SGD", "NAG", "Adam", "AdaGrad",
            "RMSProp", "AdaDelta", "Adamax", "Nadam", "DCASGD", "FTML", "Ftrl", "LAMB", "SGLD", "Signum", "ccSGD", "LARS", "LBSGD",
            "Test"]

@@ -27,8 +27,9 @@ import numpy as np
 
 from ..base import MXAsyncValueError
 from ..ndarray import NDArray, zeros
+from ..ndarray import abs as NDabs  # noqa: N812 - MXNet's name (mx.optimizer.NDabs)
 
-__all__ = ["Optimizer", "register", "create", "Updater", "get_updater"]
+__all__ = ["Optimizer", "register", "create", "Updater", "get_updater", "NDabs"]
 
 
 def _finite(owner: object, name: str, value: Any) -> None:

@@ -3,6 +3,7 @@
 The op functions are made on first use (``operator/namespace.py``), as in ``mx.nd``.
 """
 
+from .. import _seams
 from ..ndarray._fluent import attach as _attach_fluent_methods
 from ..operator.namespace import OpNamespace as _OpNamespace
 from . import _internal, contrib, image, linalg, random, sparse
@@ -19,6 +20,7 @@ __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json",
 _ops = _OpNamespace(globals(), _make_function, public=True)
 # MXNet's fluent methods on Symbol too (s.sum(axis=1), s.reshape(...), s.astype(...))
 _attach_fluent_methods(Symbol, _ops, names={"reshape": "reshape", "astype": "cast"}, special=False)
+_seams.symbol_op.install(lambda op_name, *args, **kwargs: _ops.getattr(__name__, op_name)(*args, **kwargs))
 
 
 def __getattr__(name):

@@ -117,7 +117,8 @@ def make_function(op_name: str):
     try:
         sig = opdef.signature
         P = inspect.Parameter
-        extra = [P("name", P.KEYWORD_ONLY, default=None), P("attr", P.KEYWORD_ONLY, default=None)]
+        extra = [P("name", P.KEYWORD_ONLY, default=None), P("attr", P.KEYWORD_ONLY, default=None),
+                 P("out", P.KEYWORD_ONLY, default=None), P("kwargs", P.VAR_KEYWORD)]
         fn.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + extra)
     except (ValueError, TypeError):  # a signature is documentation only
         pass

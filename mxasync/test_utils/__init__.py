@@ -76,6 +76,7 @@ from .datasets import (
     get_cifar10,
     get_mnist,
     get_mnist_iterator,
+    get_mnist_pkl,
     get_mnist_ubyte,
     get_zip_data,
 )
@@ -133,7 +134,7 @@ __all__ = [
     "default_atols", "default_numeric_eps", "default_rtols", "discard_stderr", "download", "environment",
     "get_im2rec_path", "has_tvm_ops", "is_aarch64_run", "is_cd_run", "is_op_runnable", "list_gpus",
     "random_sample", "retry", "compare_ndarray_tuple", "compare_optimizer",
-    "get_mnist", "get_mnist_ubyte", "get_mnist_iterator", "get_cifar10", "DataUnavailableError",
+    "get_mnist", "get_mnist_ubyte", "get_mnist_pkl", "get_mnist_iterator", "get_cifar10", "DataUnavailableError",
     "get_zip_data", "get_bz2_data", "DummyIter", "check_gluon_hybridize_consistency",
     "chi_square_check", "gen_buckets_probs_with_ppf", "mean_check", "var_check", "verify_generator", "use_np",
     "create_sparse_array", "create_sparse_array_zd", "rand_sparse_ndarray", "shuffle_csr_column_indices",

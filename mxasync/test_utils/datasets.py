@@ -1,9 +1,10 @@
 """MXNet's data helpers of ``mx.test_utils``: ``get_mnist``, ``get_mnist_ubyte``, ``get_mnist_iterator``, ``get_cifar10``.
 
-MXNet downloads these into ``./data``.  Here the files are looked up first, in
-``./data`` (where MXNet put them) and under ``$MXNET_HOME/datasets`` (``~/.mxnet``,
-where Gluon's data sets live), and downloaded from MXNet's mirror only when missing;
-offline, the error names the files and where to put them.
+MXNet's ``get_mnist`` reads the four ``.gz`` files from the working directory (downloading them there
+when missing); the others use ``./data``.  Here the files are looked up first where MXNet's function
+looks (the working directory for ``get_mnist``, ``./data`` for the others), then in ``./data`` and under
+``$MXNET_HOME/datasets`` (``~/.mxnet``, where Gluon's data sets live), and downloaded from MXNet's mirror
+(to where MXNet puts them) only when missing; offline, the error names the files and the folders.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 from ..base import MXAsyncError
 from ..io import DataIter
 
-__all__ = ["get_mnist", "get_mnist_ubyte", "get_mnist_iterator", "get_cifar10", "DataUnavailableError",
+__all__ = ["get_mnist", "get_mnist_ubyte", "get_mnist_pkl", "get_mnist_iterator", "get_cifar10", "DataUnavailableError",
            "get_zip_data", "get_bz2_data", "DummyIter"]
 
 _MNIST = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
@@ -98,14 +99,17 @@ def _read_idx(path: str) -> np.ndarray:
 
 
 def get_mnist() -> dict[str, np.ndarray]:
-    """MNIST as numpy arrays: ``train_data``/``test_data`` float32 ``(N, 1, 28, 28)`` in [0, 1], int8 labels."""
-    dirs = _mnist_dirs()
+    """MNIST as numpy arrays: ``train_data``/``test_data`` float32 ``(N, 1, 28, 28)`` in [0, 1], int8 labels.
+
+    The files are read from the working directory first, as MXNet's ``get_mnist`` does, then ``./data``
+    and ``$MXNET_HOME/datasets/mnist``; a missing one is downloaded into the working directory."""
+    dirs = [os.curdir, *_mnist_dirs()]
     paths = {n: _find(n, dirs) for n in _MNIST}
     for name, path in paths.items():
         if path is None:
             url = _MNIST_URL + name + ".gz"
             try:
-                paths[name] = _download(url, "data")
+                paths[name] = _download(url, os.curdir)
             except Exception as err:  # noqa: BLE001
                 raise _unavailable("get_mnist", [n for n, p in paths.items() if p is None], dirs, url, err) from err
     out = {}
@@ -115,6 +119,22 @@ def get_mnist() -> dict[str, np.ndarray]:
         out[f"{split}_data"] = images.reshape(len(labels), 1, 28, 28).astype(np.float32) / 255
         out[f"{split}_label"] = labels
     return out
+
+
+_MNIST_PKL_URL = "http://deeplearning.net/data/mnist/mnist.pkl.gz"
+
+
+def get_mnist_pkl() -> str:
+    """``data/mnist.pkl.gz`` (MNIST pickled as three ``(images, labels)`` pairs), downloaded there when missing
+    (MXNet's function, which returns nothing; the path is returned here)."""
+    target = os.path.join("data", "mnist.pkl.gz")
+    if not os.path.isfile(target):
+        os.makedirs("data", exist_ok=True)
+        try:
+            _download(_MNIST_PKL_URL, "data")
+        except Exception as err:  # noqa: BLE001 - offline: say what is missing and where
+            raise _unavailable("get_mnist_pkl", ["mnist.pkl.gz"], ["data"], _MNIST_PKL_URL, err) from err
+    return target
 
 
 def get_cifar10() -> str:

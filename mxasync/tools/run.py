@@ -4,6 +4,7 @@
 
     mxasync run train_mnist.py --epochs 3      # a script, with its arguments
     mxasync run -m gluoncv.some.module args    # a module, as python -m does
+    mxasync run --numpy1-names old_script.py   # NumPy 2's removed names given back (np.float...), warning
 
 The alias (:mod:`mxasync.mxnet_alias`) lives in this process only; nothing is
 installed.  When a real MXNet is installed, ``run`` refuses (it would not be the one
@@ -18,10 +19,11 @@ import runpy
 import sys
 
 from .. import mxnet_alias
+from . import numpy1_names
 
 __all__ = ["main"]
 
-USAGE = "usage: mxasync run SCRIPT [ARGS...] | mxasync run -m MODULE [ARGS...]"
+USAGE = "usage: mxasync run [--numpy1-names] SCRIPT [ARGS...] | mxasync run [--numpy1-names] -m MODULE [ARGS...]"
 
 
 def _findable(module: str) -> bool:
@@ -37,8 +39,16 @@ def _findable(module: str) -> bool:
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE + "\n\nRuns an MXNet 1.x program with 'import mxnet' answered by mxasync "
-              f"(MXNet API {mxnet_alias.MXNET_API_VERSION}).")
+              f"(MXNet API {mxnet_alias.MXNET_API_VERSION}).\n--numpy1-names gives NumPy back the names "
+              f"NumPy 2 removed (np.float, np.int, binary np.fromstring...) for this program, each use warning "
+              f"(also: {numpy1_names.ENV}=1).")
         return 0 if argv else 2
+    if argv[0] == "--numpy1-names":
+        os.environ[numpy1_names.ENV] = "1"  # read by the alias at 'import mxnet'; worker processes inherit it
+        argv = argv[1:]
+        if not argv:
+            print(f"mxasync run: --numpy1-names needs a script or -m MODULE\n{USAGE}", file=sys.stderr)
+            return 2
     as_module = argv[0] == "-m"
     if as_module and len(argv) < 2:
         print(f"mxasync run: -m needs a module name\n{USAGE}", file=sys.stderr)

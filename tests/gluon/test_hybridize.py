@@ -270,3 +270,34 @@ def test_threads_share_a_hybridized_block():
         t.join()
     for e, g in zip(expected, got, strict=True):
         np.testing.assert_allclose(g, e, rtol=1e-6)
+
+
+class _Nested(mx.gluon.nn.HybridBlock):
+    def __init__(self):
+        super().__init__()
+        self.dense = mx.gluon.nn.Dense(2)  # deferred: the first call infers in_units
+
+    def hybrid_forward(self, F, x):
+        y = self.dense(x)
+        return [y, (y * 2, [y + 1])]
+
+
+def test_a_block_never_hybridized_returns_its_lists_and_tuples_as_built():
+    """MXNet's imperative HybridBlock hands back what hybrid_forward returned (nested lists and tuples);
+    hybridized, the same values come as the graph's nested lists."""
+    net = _Nested()
+    net.initialize()
+    x = mx.nd.ones((1, 3))
+    out = net(x)
+    assert isinstance(out, list) and isinstance(out[1], tuple) and isinstance(out[1][1], list)
+    y = out[0].asnumpy()
+    np.testing.assert_allclose(out[1][0].asnumpy(), 2 * y)
+    np.testing.assert_allclose(out[1][1][0].asnumpy(), y + 1)
+    with mx.autograd.record():
+        loss = net(x)[1][1][0].sum()
+    loss.backward()
+    np.testing.assert_allclose(net.dense.weight.grad().asnumpy(), np.ones((2, 3)))
+    net.hybridize()
+    again = net(x)
+    assert isinstance(again[1], list) and isinstance(again[1][1], list)
+    np.testing.assert_allclose(again[1][1][0].asnumpy(), y + 1, rtol=1e-6)

@@ -158,3 +158,51 @@ def test_ops_pushed_inside_a_custom_op_are_profiled_in_its_scope(tmp_path):
     assert {"test_profiled::pure_python", "test_profiled::_zeros", "test_profiled::_plus_scalar",
             "_backward_test_profiled::pure_python", "_backward_test_profiled::_mul_scalar"} <= custom, custom
     assert "Custom" in stats["operator"]  # the custom op itself was pushed by the caller, outside any scope
+
+
+class _AddTwice(mx.operator.CustomOp):
+    """out = a + 2 b, pushing ops of its own on NDArrays (the engine must not be held meanwhile)."""
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], in_data[0] + 2 * in_data[1])
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self.assign(in_grad[0], req[0], out_grad[0])
+        self.assign(in_grad[1], req[1], 2 * out_grad[0])
+
+
+@mx.operator.register("test_add_twice")
+class _AddTwiceProp(mx.operator.CustomOpProp):
+    def __init__(self):
+        super().__init__(need_top_grad=True)
+
+    def list_arguments(self):
+        return ["a", "b"]
+
+    def infer_shape(self, in_shape):
+        return in_shape, [in_shape[0]], []
+
+    def create_operator(self, ctx, shapes, dtypes):
+        return _AddTwice()
+
+
+def test_inputs_by_position_or_by_the_operators_names():
+    """MXNet's Custom(*data, op_type=...): inputs by position, or by the names list_arguments() gives."""
+    a, b = mx.nd.array([1.0, 2.0]), mx.nd.array([3.0, 5.0])
+    want = np.array([7.0, 12.0])
+    np.testing.assert_allclose(mx.nd.Custom(a, b, op_type="test_add_twice").asnumpy(), want)
+    np.testing.assert_allclose(mx.nd.Custom(a, b=b, op_type="test_add_twice").asnumpy(), want)
+    np.testing.assert_allclose(mx.nd.Custom(b=b, a=a, op_type="test_add_twice").asnumpy(), want)
+    with pytest.raises(mx.MXNetError, match=r"Custom\[test_add_twice\].*unknown input 'c'; inputs are \['a', 'b'\]"):
+        mx.nd.Custom(a, c=b, op_type="test_add_twice")
+    a.attach_grad()
+    b.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Custom(a, b, op_type="test_add_twice")
+    y.backward(mx.nd.array([1.0, 10.0]))
+    np.testing.assert_allclose(a.grad.asnumpy(), [1.0, 10.0])
+    np.testing.assert_allclose(b.grad.asnumpy(), [2.0, 20.0])
+    s = mx.sym.Custom(mx.sym.var("x"), mx.sym.var("y"), op_type="test_add_twice", name="c")
+    assert s.list_arguments() == ["x", "y"]
+    out = s.eval(x=mx.nd.array([1.0, 2.0]), y=mx.nd.array([3.0, 5.0]))[0]
+    np.testing.assert_allclose(out.asnumpy(), want)

@@ -18,7 +18,7 @@ import os
 
 from ...base import MXAsyncError, data_dir
 
-__all__ = ["get_model_file", "purge", "short_hash", "data_dir", "ModelFileNotFoundError"]
+__all__ = ["get_model_file", "purge", "short_hash", "data_dir", "ModelFileNotFoundError", "apache_repo_url"]
 
 # sha1 of each file MXNet's model zoo publishes (MXNet 1.9.1's table)
 _SHA1 = {
@@ -59,7 +59,9 @@ _SHA1 = {
 }
 # MXNet's name for the table: libraries add their own models to it (GluonNLP does at import)
 _model_sha1 = _SHA1
-_URL = "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/gluon/models/{file}.zip"
+#: MXNet's model repository (``MXNET_GLUON_REPO`` overrides it there)
+apache_repo_url = "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/"
+_URL = apache_repo_url + "gluon/models/{file}.zip"
 
 
 class ModelFileNotFoundError(MXAsyncError, FileNotFoundError):

@@ -1,8 +1,9 @@
 """Sorting ops: sort, argsort, topk.
 
-As in MXNet, ties keep their original order in both directions (a stable
-sort; descending is not ascending reversed), ``axis=None`` works on the
-flattened array, and indices are returned as ``dtype`` (float32 by default).
+Equal values come in the order MXNet 1.9.1's CPU kernels give them: ``std::sort`` /
+``std::partial_sort`` of GCC's libstdc++, neither stable nor by position (see
+:mod:`mxasync.operator.kernels.stl_sort`), on the numpy backend; a stable order elsewhere.
+``axis=None`` works on the flattened array, and indices are returned as ``dtype`` (float32 by default).
 ``sort`` and ``topk(ret_typ='value')`` keep the positions in a hidden second
 output, so their gradient goes back to where each value came from.
 
@@ -23,6 +24,7 @@ from typing import Literal, Optional
 
 from .._util import prod
 from ..functional import FunctionalProperty, defop
+from ..kernels.stl_sort import mxnet_order, rows_with_ties
 from ..params import DType, OpParam
 
 __all__ = ["SortParam", "ArgSortParam", "TopKParam", "stable_order", "topk"]
@@ -51,6 +53,22 @@ def stable_order(xp, x, ascend: bool):
         return xp.argsort(x, axis=-1, kind="stable")
     n = x.shape[-1]
     return (n - 1) - xp.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1]
+
+
+def _mxnet_ties(xp, xl, idx, k: int, ascend: bool):
+    """``idx`` (the first ``k`` sorted positions along the last axis) with the rows that hold equal values
+    put in MXNet's CPU order (numpy arrays only; other backends keep the stable order)."""
+    if xp is not np or xl.size == 0:
+        return idx
+    n = xl.shape[-1]
+    rows = xl.reshape(-1, n)
+    tied = rows_with_ties(rows)
+    if tied.size == 0:
+        return idx
+    out = np.array(idx).reshape(-1, k)
+    for r in tied:
+        out[r] = mxnet_order(rows[r], k, ascend)
+    return out.reshape(idx.shape)
 
 
 def _to_last(x, axis):
@@ -92,6 +110,7 @@ def _sorted(xp, x, axis, ascend, k=None):
         idx = stable_order(xp, xl, ascend)
         if k is not None:
             idx = idx[..., :k]
+    idx = _mxnet_ties(xp, xl, idx, xl.shape[-1] if k is None else k, ascend)
     return xp.take_along_axis(xl, idx, axis=-1), idx, a
 
 
@@ -169,7 +188,8 @@ class _ArgSortProperty(FunctionalProperty):
 
 def _argsort(xp, p, x):
     xl, a = _to_last(x, p.axis)
-    return _from_last(xp, stable_order(xp, xl, p.is_ascend), a).astype(p.dtype)
+    idx = _mxnet_ties(xp, xl, stable_order(xp, xl, p.is_ascend), xl.shape[-1], p.is_ascend)
+    return _from_last(xp, idx, a).astype(p.dtype)
 
 
 defop("argsort", param=ArgSortParam, base=_ArgSortProperty, deps="og", fwd=_argsort,

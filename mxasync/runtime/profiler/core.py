@@ -179,8 +179,16 @@ def set_config(filename: str = "profile.json", profile_all: bool = True, aggrega
     _PROFILER.continuous_dump = bool(continuous_dump)
 
 
-def set_state(state: str = "stop") -> None:
-    """``'run'`` starts recording every engine op, ``'stop'`` stops."""
+def _check_process(profile_process: str) -> None:
+    if profile_process != "worker":
+        raise MXAsyncError(f"profiler: profile_process={profile_process!r}: only 'worker' is profiled here "
+                           "(there is no kvstore server process)")
+
+
+def set_state(state: str = "stop", profile_process: str = "worker") -> None:
+    """``'run'`` starts recording every engine op, ``'stop'`` stops (``profile_process``: MXNet's
+    ``'worker'``; no kvstore server process is profiled here)."""
+    _check_process(profile_process)
     if state not in ("run", "stop"):
         raise MXAsyncError(f"profiler.set_state: state must be 'run' or 'stop', got {state!r}")
     _PROFILER.state = state
@@ -194,13 +202,15 @@ def state() -> str:
     return _PROFILER.state
 
 
-def pause() -> None:
+def pause(profile_process: str = "worker") -> None:
     """Stop recording until :func:`resume` (ops, ranges, counters and markers alike)."""
+    _check_process(profile_process)
     _PROFILER.paused = True
     _sync_engine()
 
 
-def resume() -> None:
+def resume(profile_process: str = "worker") -> None:
+    _check_process(profile_process)
     _PROFILER.paused = False
     _sync_engine()
 
@@ -223,11 +233,12 @@ def dumps(reset: bool = False, format: str = "table", sort_by: str = "total", as
     return text
 
 
-def dump(finished: bool = True) -> None:
+def dump(finished: bool = True, profile_process: str = "worker") -> None:
     """Write the Chrome trace to the configured file, atomically.
 
     ``finished=False`` keeps the records (MXNet's continuous dump: each dump rewrites the whole trace).
     """
+    _check_process(profile_process)
     write_file(_PROFILER.filename, json.dumps(_PROFILER.trace()))
     _PROFILER.undumped = _PROFILER.state == "run"
     if finished:

@@ -1,5 +1,6 @@
-"""``gluon.contrib.data``: extra samplers."""
+"""``gluon.contrib.data``: extra samplers and the WikiText data sets."""
 
+from . import sampler, text
 from .sampler import IntervalSampler
 
-__all__ = ["IntervalSampler"]
+__all__ = ["IntervalSampler", "sampler", "text"]
