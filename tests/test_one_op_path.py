@@ -72,10 +72,19 @@ def test_storage_py_means_one_thing():
     assert found <= {"mxasync/runtime/storage.py", "mxasync/operator/sparse/storage.py"}, found
 
 
+def _length(fn) -> int:
+    """A function's lines, its docstring left out (a long docstring is no sign of a function doing two things)."""
+    n = fn.end_lineno - fn.lineno + 1
+    first = fn.body[0]
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        n -= first.end_lineno - first.lineno + 1
+    return n
+
+
 def test_at_most_three_functions_over_80_lines():
     long = []
     for name, text in _sources():
         for node in ast.walk(ast.parse(text)):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 80:
-                long.append(f"{name}:{node.name} ({node.end_lineno - node.lineno + 1} lines)")
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _length(node) > 80:
+                long.append(f"{name}:{node.name} ({_length(node)} lines)")
     assert len(long) <= 3, long

@@ -58,6 +58,15 @@ def build_backward(g, entries: list[EntryInfo], grad_req: dict[int, OpReqType], 
     gradient entry directly, and ops list the in-place pairs the planner may use; the tape
     runs without (its terms go to ``backward()``, which stores them by each ``grad_req``).
     """
+    pass_ = _GradientPass(g, entries, _needs(g, grad_req), redirect)
+    head_grads = pass_.seed_heads()
+    for nid in reversed(range(len(g.nodes))):
+        pass_.node(nid)
+    return pass_.ops, head_grads, pass_.arg_grads(grad_req)
+
+
+def _needs(g, grad_req: dict) -> list[bool]:
+    """Per entry: whether a wanted argument's gradient flows through it."""
     needs = [False] * g.num_entries
     for nid, req in grad_req.items():
         if req != OpReqType.NULL:
@@ -69,84 +78,100 @@ def build_backward(g, entries: list[EntryInfo], grad_req: dict[int, OpReqType], 
         if any(needs[e] for e in args):
             for e in range(g.entry_ptr[nid], g.entry_ptr[nid + 1]):
                 needs[e] = True
+    return needs
 
-    def new_entry(like: int, name: str, external: bool = False) -> int:
+
+class _GradientPass:
+    """The state of one :func:`build_backward`: the gradient terms of each entry and the ops so far."""
+
+    def __init__(self, g, entries: list[EntryInfo], needs: list[bool], redirect: bool):
+        self.g, self.entries, self.needs, self.redirect = g, entries, needs, redirect
+        self.terms: dict[int, list[int]] = {}
+        self.ops: list[ExecOp] = []
+
+    def new_entry(self, like: int, name: str, external: bool = False) -> int:
+        entries = self.entries
         entries.append(EntryInfo(entries[like].shape, entries[like].dtype, name, external))
         return len(entries) - 1
 
-    terms: dict[int, list[int]] = {}
-    head_grads: list = []
-    for h in g.heads:
-        if needs[h] and h not in terms:
-            hg = new_entry(h, f"{entries[h].name}_head_grad", external=True)
-            terms[h] = [hg]
-            head_grads.append(hg)
-        else:
-            head_grads.append(terms[h][0] if h in terms and needs[h] else None)
-    ops: list[ExecOp] = []
+    def seed_heads(self) -> list:
+        """Per head, the entry its gradient is given in (None: no gradient flows from it)."""
+        head_grads: list = []
+        for h in self.g.heads:
+            if self.needs[h] and h not in self.terms:
+                hg = self.new_entry(h, f"{self.entries[h].name}_head_grad", external=True)
+                self.terms[h] = [hg]
+                head_grads.append(hg)
+            else:
+                head_grads.append(self.terms[h][0] if h in self.terms and self.needs[h] else None)
+        return head_grads
 
-    def gradient_of(e: int) -> int | None:
-        ts = terms.get(e, [])
+    def gradient_of(self, e: int) -> int | None:
+        """The entry holding ``e``'s whole gradient: its one term, or a sum of them."""
+        ts = self.terms.get(e, [])
         if len(ts) <= 1:
             return ts[0] if ts else None
-        s = new_entry(e, f"{entries[e].name}_grad_sum")
-        ops.append(ExecOp("sum", None, reads=list(ts), writes=[s], req=[OpReqType.WRITE_TO]))
+        s = self.new_entry(e, f"{self.entries[e].name}_grad_sum")
+        self.ops.append(ExecOp("sum", None, reads=list(ts), writes=[s], req=[OpReqType.WRITE_TO]))
         return s
 
-    for nid in reversed(range(len(g.nodes))):
+    def node(self, nid: int) -> None:
+        """The backward op of node ``nid``, if a gradient flows through it to a wanted argument."""
+        g, needs = self.g, self.needs
         node = g.nodes[nid]
         if node.is_variable or node.prop.zero_gradient:
-            continue
+            return
         args, _ = g.split_inputs(nid)
         if not any(needs[e] for e in args):
-            continue
+            return
         prop = node.prop
         outs = list(range(g.entry_ptr[nid], g.entry_ptr[nid + 1]))
-        og = [gradient_of(e) for e in outs]
+        og = [self.gradient_of(e) for e in outs]
         if prop.non_differentiable and any(o is not None for o in og):
             # a gradient would have to flow through it: MXNet refuses to bind such a graph
             raise MXAsyncError(f"{prop.label}: the op is non-differentiable (it has no gradient); wrap its output "
                                "in stop_gradient or bind with grad_req='null' for its inputs")
         deps = backward_deps(prop, len(args), len(outs))
-        wants_og = any(d[0] == "og" for d in deps)
-        if wants_og and all(o is None for o in og):
-            continue  # only zeros would flow back
+        if any(d[0] == "og" for d in deps) and all(o is None for o in og):
+            return  # only zeros would flow back
         for k, o in enumerate(og):
             if o is None and ("og", k) in deps:
-                z = og[k] = new_entry(outs[k], f"{entries[outs[k]].name}_zero_grad")
-                ops.append(ExecOp("zero", None, writes=[z], req=[OpReqType.WRITE_TO]))
+                z = og[k] = self.new_entry(outs[k], f"{self.entries[outs[k]].name}_zero_grad")
+                self.ops.append(ExecOp("zero", None, writes=[z], req=[OpReqType.WRITE_TO]))
         in_grad: list = []
         names = prop.list_arguments()
         for k, e in enumerate(args):
             if needs[e]:
-                gi = new_entry(e, f"{node.name}_backward_{names[k]}")
-                terms.setdefault(e, []).append(gi)
+                gi = self.new_entry(e, f"{node.name}_backward_{names[k]}")
+                self.terms.setdefault(e, []).append(gi)
                 in_grad.append(gi)
             else:
                 in_grad.append(None)
         reads = [og[k] for k in range(len(outs)) if ("og", k) in deps and og[k] is not None]
         reads += [args[k] for k in range(len(args)) if ("in", k) in deps]
         reads += [outs[k] for k in range(len(outs)) if ("out", k) in deps]
-        inplace = _inplace(prop, og, args, outs, in_grad, deps) if redirect else []
+        inplace = _inplace(prop, og, args, outs, in_grad, deps) if self.redirect else []
         writes = [x for x in in_grad if x is not None]
-        ops.append(ExecOp("backward", nid, reads=reads, writes=writes, req=[OpReqType.WRITE_TO] * len(writes),
-                          inplace=inplace, og=og, in_grad=in_grad, deps=deps))
+        self.ops.append(ExecOp("backward", nid, reads=reads, writes=writes, req=[OpReqType.WRITE_TO] * len(writes),
+                               inplace=inplace, og=og, in_grad=in_grad, deps=deps))
 
-    arg_grads: dict[int, int] = {}
-    producer = {w: op for op in ops for w in op.writes}  # one map, not a scan of every op per argument
-    for nid, req in grad_req.items():
-        if req == OpReqType.NULL:
-            continue
-        e = g.entry_ptr[nid]
-        target = new_entry(e, f"{g.nodes[nid].name}_grad", external=True)
-        arg_grads[nid] = target
-        ts = terms.get(e, [])
-        if not ts:
-            if req != OpReqType.ADD_TO:
-                ops.append(ExecOp("zero", None, writes=[target], req=[req]))
-        elif len(ts) > 1 or not redirect or not _redirect(producer.get(ts[0]), ts[0], target, req):
-            ops.append(ExecOp("sum", None, reads=list(ts), writes=[target], req=[req]))
-    return ops, head_grads, arg_grads
+    def arg_grads(self, grad_req: dict) -> dict[int, int]:
+        """Each wanted argument's gradient entry, and the op that stores its terms there by its request."""
+        arg_grads: dict[int, int] = {}
+        ops = self.ops
+        producer = {w: op for op in ops for w in op.writes}  # one map, not a scan of every op per argument
+        for nid, req in grad_req.items():
+            if req == OpReqType.NULL:
+                continue
+            e = self.g.entry_ptr[nid]
+            target = arg_grads[nid] = self.new_entry(e, f"{self.g.nodes[nid].name}_grad", external=True)
+            ts = self.terms.get(e, [])
+            if not ts:
+                if req != OpReqType.ADD_TO:
+                    ops.append(ExecOp("zero", None, writes=[target], req=[req]))
+            elif len(ts) > 1 or not self.redirect or not _redirect(producer.get(ts[0]), ts[0], target, req):
+                ops.append(ExecOp("sum", None, reads=list(ts), writes=[target], req=[req]))
+        return arg_grads
 
 
 def _inplace(prop, og: list, args: list, outs: list, in_grad: list, deps) -> list[tuple[int, int]]:

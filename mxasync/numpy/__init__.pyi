@@ -403,6 +403,9 @@ def float_power(x1: Any, x2: Any, out: ndarray | None = ..., **kwargs: Any) -> n
 def floor(x: Any, out: ndarray | None = ..., **kwargs: Any) -> ndarray:
     """NumPy's ``floor``, elementwise (an op of the registry, ``_npi_floor``)."""
 
+def floor_divide(x1: Any, x2: Any, out: ndarray | None = ..., **kwargs: Any) -> ndarray:
+    """NumPy's ``floor_divide`` with broadcasting (``_npi_floor_divide``); a Python scalar operand is a param."""
+
 def fmax(x1: Any, x2: Any, out: ndarray | None = ..., **kwargs: Any) -> ndarray:
     """NumPy's ``fmax`` with broadcasting (``_npi_fmax``); a Python scalar operand is a param."""
 
