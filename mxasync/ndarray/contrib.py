@@ -13,7 +13,7 @@ from .register import make_function
 _ops = _OpNamespace(globals(), make_function, "_contrib_")
 __all__ = sorted(_ops.names())
 
-from ._contrib_extra import isfinite, isinf, isnan, rand_zipfian  # noqa: E402 - MXNet's Python-level ones
+from ._contrib_functions import isfinite, isinf, isnan, rand_zipfian  # noqa: E402 - MXNet's Python-level ones
 from ._contrib_updates import (  # noqa: E402 - MXNet's Python wrappers of the AdamW and fused LAMB ops
     adamw_update,
     mp_adamw_update,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import types
 
-from . import _api_math, _api_more, _api_shape
+from . import _api_math, _api_shape, _api_sorting
 from ._frontend import bind
 from .multiarray import F
 
-FUNCS: dict = {**_api_math.FUNCS, **_api_shape.FUNCS, **_api_more.FUNCS}
+FUNCS: dict = {**_api_math.FUNCS, **_api_shape.FUNCS, **_api_sorting.FUNCS}
 ND = types.SimpleNamespace(**bind(F, FUNCS))

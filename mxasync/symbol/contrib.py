@@ -13,7 +13,7 @@ from .register import make_function
 _ops = _OpNamespace(globals(), make_function, "_contrib_")
 __all__ = sorted(_ops.names())
 
-from ._contrib_extra import adamw_update, mp_adamw_update, rand_zipfian  # noqa: E402 - MXNet's Python-level ones
+from ._contrib_functions import adamw_update, mp_adamw_update, rand_zipfian  # noqa: E402 - MXNet's Python-level ones
 from ._control_flow import cond, foreach, while_loop  # noqa: E402
 
 __all__ += ["rand_zipfian", "adamw_update", "mp_adamw_update", "foreach", "while_loop", "cond"]

@@ -10,7 +10,7 @@ from . import (  # noqa: F401  (importing registers the ops)
     count_sketch,
     csr_graph,
     deformable_conv,
-    elemwise_extra,
+    elemwise_unary,
     fft,
     hawkes_ll,
     krprod,

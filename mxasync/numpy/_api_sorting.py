@@ -1,4 +1,4 @@
-"""``mx.np`` sorting, searching, sets, statistics and misc functions, written once against ``F``.
+"""``mx.np`` sorting, searching, counting, sets and histograms, written once against ``F``.
 
 Functions whose result's shape depends on values wait for their inputs, as MXNet's do:
 ``unique`` and ``bincount`` are ops that size their outputs from the values (``shape_from_values``;
