@@ -88,3 +88,10 @@ def test_at_most_three_functions_over_80_lines():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _length(node) > 80:
                 long.append(f"{name}:{node.name} ({_length(node)} lines)")
     assert len(long) <= 3, long
+
+
+def test_no_grab_bag_modules():
+    """Modules are named for their family, not for being left over (``extra``, ``more``, ``misc``)."""
+    vague = {name for name, _ in _sources()
+             if re.search(r"(^|_)(extra|more|misc)\.py$", name.rsplit("/", 1)[-1])}
+    assert not vague, sorted(vague)

@@ -13,7 +13,7 @@ arrays before they get here (their result's shape depends on their values).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
@@ -98,3 +98,22 @@ def _set_index_grad(xp, p, og, ins, outs):
 
 npop("_npi_set_index", _set_index, params={"key": (Any, ())}, var_args=True, grad=_set_index_grad, deps="og,in",
      doc="A copy of ``a`` with ``a[key] = value`` (value is the second input; index arrays follow).")
+
+
+def _mask_assign(xp, p, a, mask, *value):
+    r = a.copy()
+    m = mask.astype(bool)
+    key = (slice(None),) * p.start_axis + (m,)
+    if value:  # shaped as the selection (its masked axes as one), or broadcast to it
+        r[key] = xp.broadcast_to(value[0], r[key].shape)
+    else:
+        r[key] = p.scalar
+    return r
+
+
+npop("_npi_boolean_mask_assign", _mask_assign, arguments=("data", "mask", "value"),
+     params={"scalar": (Optional[float], None), "start_axis": (int, 0)},
+     args=lambda p: ["data", "mask"] if p.scalar is not None else ["data", "mask", "value"],
+     grad=lambda xp, p, og, ins, outs: [None] * len(ins), shape=lambda prop, s: [s[0]],
+     dtype=lambda prop, t: (t, [t[0]], []),
+     doc="A copy of ``data`` with the positions of ``mask`` (from ``start_axis``) set to ``value``.")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...base import MXAsyncError
+from ...base import MXAsyncError, MXAsyncValueError
 from ._npop import npop
 
 __all__ = ["npx_reshape_shape"]
@@ -78,3 +78,14 @@ npop("_npx_reshape", lambda xp, p, a: a.reshape(npx_reshape_shape(a.shape, p.new
      doc="``npx.reshape``: MXNet's NumPy-interface reshape codes (see the module).")
 npop("_npx_shape_array", lambda xp, p, a: xp.asarray(a.shape, dtype=np.int64),
      grad=lambda xp, p, og, ins, outs: [None], doc="The shape of ``a`` as an int64 array.")
+
+
+def _constraint_check(xp, p, cond):
+    if not bool(xp.all(cond)):
+        raise MXAsyncValueError(f"npx.constraint_check: {p.msg}")
+    return xp.asarray(True)
+
+
+npop("_npx_constraint_check", _constraint_check, params={"msg": (str, "Constraint violated.")},
+     grad=lambda xp, p, og, ins, outs: [None], shape=lambda prop, s: [()], dtype=lambda prop, t: (t, ["bool"], []),
+     doc="``True`` when every element of the input is; else a ValueError with ``msg`` (at the next wait).")

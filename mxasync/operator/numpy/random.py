@@ -188,3 +188,20 @@ def _shuffle(xp, p, rng, a):
 
 npop("_npi_shuffle", _shuffle, random=True, grad=lambda xp, p, og, ins, outs: [None],
      doc="A copy of ``a`` shuffled along its first axis.")
+
+
+def _sample_n(kind):
+    def kernel(xp, p, rng, a, b):
+        shape = tuple(p.batch_shape) + np.broadcast_shapes(a.shape, b.shape)
+        if kind == "uniform":
+            r = rng.uniform(a, b, size=shape)
+        else:
+            r = rng.normal(a, b, size=shape)
+        return np.asarray(r).astype(np.result_type(a.dtype, b.dtype) if a.dtype.kind == "f" else np.float32)
+    return kernel
+
+
+for _k in ("uniform", "normal"):
+    npop(f"_npx_random_{_k}_n", _sample_n(_k), arguments=("a", "b"), random=True,
+         params={"batch_shape": (tuple[int, ...], ())}, grad=lambda xp, p, og, ins, outs: [None, None],
+         doc=f"``{_k}`` samples of shape ``batch_shape + broadcast(a, b).shape`` (``npx.random.{_k}_n``).")

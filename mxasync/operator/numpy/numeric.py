@@ -1,9 +1,9 @@
-"""More NumPy-interface ops: average, ediff1d, diag_indices_from, boolean-mask assignment,
-``npx.constraint_check`` and the batch samplers ``npx.random.uniform_n`` / ``normal_n``.
+"""NumPy-interface numerics: differences (``diff``, ``ediff1d``), statistics (``average``, ``percentile``,
+``histogram``), ``polyval``, ``interp``, ``isclose``, ``nan_to_num``, ``resize`` and the windows.
 
 >>> from mxasync.operator import get_op
->>> get_op("_npi_average").prepare(axis=0).infer_shape([(3, 2)])[1]
-[(2,), ()]
+>>> get_op("_npi_diff").prepare(n=1, axis=-1).infer_shape([(3, 5)])[1]
+[(3, 4)]
 """
 
 from __future__ import annotations
@@ -12,10 +12,85 @@ from typing import Optional
 
 import numpy as np
 
-from ...base import MXAsyncValueError
 from ._npop import Axis, npop, unbroadcast
 
 __all__: list[str] = []
+
+
+def _none(xp, p, og, ins, outs):
+    return [None] * len(ins)
+
+
+def _diff_grad(xp, p, og, ins, outs):
+    g = og[0]
+    ax = p.axis
+    for _ in range(p.n):
+        pad = [(0, 0)] * g.ndim
+        pad[ax] = (1, 1)
+        gp = xp.pad(g, pad)
+        g = xp.diff(gp, axis=ax) * -1
+    return [g.astype(ins[0].dtype)]
+
+
+npop("_npi_diff", lambda xp, p, a: xp.diff(a, p.n, axis=p.axis), params={"n": (int, 1), "axis": (int, -1)},
+     grad=_diff_grad, deps="og,in", doc="NumPy's ``diff``.")
+
+
+def _nan_to_num(xp, p, x):
+    return xp.nan_to_num(x, nan=p.nan, posinf=p.posinf, neginf=p.neginf)
+
+
+npop("_npi_nan_to_num", _nan_to_num, params={"nan": (float, 0.0), "posinf": (Optional[float], None),
+                                              "neginf": (Optional[float], None)},
+     grad=lambda xp, p, og, ins, outs: [og[0] * xp.isfinite(ins[0])], deps="og,in", doc="NumPy's ``nan_to_num``.")
+
+
+def _polyval(xp, p, coef, x):
+    return xp.polyval(coef, x).astype(x.dtype)
+
+
+def _polyval_grad(xp, p, og, ins, outs):
+    coef, x = ins
+    n = coef.shape[0]
+    powers = xp.stack([x ** (n - 1 - i) for i in range(n)])
+    gc = (powers * og[0]).reshape(n, -1).sum(axis=1)
+    dcoef = xp.polyder(coef) if n > 1 else xp.zeros(1, coef.dtype)
+    gx = og[0] * xp.polyval(dcoef, x)
+    return [gc.astype(coef.dtype), gx.astype(x.dtype)]
+
+
+npop("_npi_polyval", _polyval, arguments=("p", "x"), grad=_polyval_grad, deps="og,in", doc="NumPy's ``polyval``.")
+
+
+def _percentile(xp, p, a, *q):
+    qv = q[0] if q else p.q_scalar
+    r = xp.percentile(a, qv, axis=p.axis, method=p.interpolation, keepdims=p.keepdims)
+    return xp.asarray(r).astype(a.dtype if a.dtype.kind == "f" else "float32")
+
+
+npop("_npi_percentile", _percentile, arguments=("a", "q"), args=lambda p: ["a"] if p.q_scalar is not None else ["a", "q"],
+     params={"axis": (Axis, None), "interpolation": (str, "linear"), "keepdims": (bool, False),
+             "q_scalar": (Optional[float], None)}, grad=_none, doc="NumPy's ``percentile``.")
+npop("_npi_resize", lambda xp, p, a: xp.resize(a, p.new_shape), params={"new_shape": (tuple[int, ...], ())},
+     grad=_none, doc="NumPy's ``resize``.")
+npop("_npi_isclose", lambda xp, p, a, b: xp.isclose(a, b, p.rtol, p.atol, p.equal_nan), arguments=("a", "b"),
+     params={"rtol": (float, 1e-5), "atol": (float, 1e-8), "equal_nan": (bool, False)}, grad=_none,
+     doc="NumPy's ``isclose``.")
+npop("_npi_interp", lambda xp, p, x, xq, fq: xp.interp(x, xq, fq, p.left, p.right).astype(fq.dtype),
+     arguments=("x", "xp", "fp"), params={"left": (Optional[float], None), "right": (Optional[float], None)},
+     grad=_none, doc="NumPy's ``interp``.")
+npop("_npi_window", lambda xp, p: getattr(xp, p.kind)(p.M).astype(p.dtype), arguments=(),
+     params={"kind": (str, "hanning"), "M": (int, 1), "dtype": (str, "float32")}, grad=_none,
+     doc="NumPy's ``hanning``, ``hamming`` and ``blackman`` windows.")
+
+
+def _histogram(xp, p, a):
+    h, edges = xp.histogram(a, bins=p.bins, range=p.range)
+    return h.astype(np.int64), edges.astype(a.dtype)
+
+
+npop("_npi_histogram", _histogram, nout=2, params={"bins": (int, 10), "range": (Optional[tuple[float, float]], None)},
+     grad=_none, doc="NumPy's ``histogram`` with equal bins.")
 
 
 def _w_full(xp, a, w, axis):
@@ -107,59 +182,3 @@ npop("_npi_ediff1d", _ediff1d, arguments=("a", "to_begin", "to_end"),
      params={"begin": (Optional[str], None), "end": (Optional[str], None)},
      args=lambda p: ["a"] + (["to_begin"] if p.begin == "array" else []) + (["to_end"] if p.end == "array" else []),
      grad=_ediff1d_grad, deps="og,in", doc="NumPy's ``ediff1d`` (``begin``/``end``: 'array', a number, or None).")
-
-
-def _diag_indices_from(xp, p, a):
-    n = a.shape[0]
-    return xp.broadcast_to(xp.arange(n, dtype=np.int64), (a.ndim, n)).copy()
-
-
-npop("_npi_diag_indices_from", _diag_indices_from, grad=lambda xp, p, og, ins, outs: [None],
-     doc="The indices of the main diagonal of ``a``, one row per axis.")
-
-
-def _mask_assign(xp, p, a, mask, *value):
-    r = a.copy()
-    m = mask.astype(bool)
-    key = (slice(None),) * p.start_axis + (m,)
-    if value:  # shaped as the selection (its masked axes as one), or broadcast to it
-        r[key] = xp.broadcast_to(value[0], r[key].shape)
-    else:
-        r[key] = p.scalar
-    return r
-
-
-npop("_npi_boolean_mask_assign", _mask_assign, arguments=("data", "mask", "value"),
-     params={"scalar": (Optional[float], None), "start_axis": (int, 0)},
-     args=lambda p: ["data", "mask"] if p.scalar is not None else ["data", "mask", "value"],
-     grad=lambda xp, p, og, ins, outs: [None] * len(ins), shape=lambda prop, s: [s[0]],
-     dtype=lambda prop, t: (t, [t[0]], []),
-     doc="A copy of ``data`` with the positions of ``mask`` (from ``start_axis``) set to ``value``.")
-
-
-def _constraint_check(xp, p, cond):
-    if not bool(xp.all(cond)):
-        raise MXAsyncValueError(f"npx.constraint_check: {p.msg}")
-    return xp.asarray(True)
-
-
-npop("_npx_constraint_check", _constraint_check, params={"msg": (str, "Constraint violated.")},
-     grad=lambda xp, p, og, ins, outs: [None], shape=lambda prop, s: [()], dtype=lambda prop, t: (t, ["bool"], []),
-     doc="``True`` when every element of the input is; else a ValueError with ``msg`` (at the next wait).")
-
-
-def _sample_n(kind):
-    def kernel(xp, p, rng, a, b):
-        shape = tuple(p.batch_shape) + np.broadcast_shapes(a.shape, b.shape)
-        if kind == "uniform":
-            r = rng.uniform(a, b, size=shape)
-        else:
-            r = rng.normal(a, b, size=shape)
-        return np.asarray(r).astype(np.result_type(a.dtype, b.dtype) if a.dtype.kind == "f" else np.float32)
-    return kernel
-
-
-for _k in ("uniform", "normal"):
-    npop(f"_npx_random_{_k}_n", _sample_n(_k), arguments=("a", "b"), random=True,
-         params={"batch_shape": (tuple[int, ...], ())}, grad=lambda xp, p, og, ins, outs: [None, None],
-         doc=f"``{_k}`` samples of shape ``batch_shape + broadcast(a, b).shape`` (``npx.random.{_k}_n``).")
