@@ -9,6 +9,7 @@ through it, and the sparse twins of those three are gone.
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 import re
 
@@ -17,14 +18,28 @@ import pytest
 PKG = pathlib.Path(__file__).resolve().parents[1] / "mxasync"
 
 
+@functools.cache
+def _read() -> tuple:
+    return tuple((p.relative_to(PKG.parent).as_posix(), p.read_text()) for p in sorted(PKG.rglob("*.py")))
+
+
+@functools.cache
+def _parsed(name: str) -> ast.Module:
+    return ast.parse(dict(_read())[name])
+
+
 def _sources():
-    for path in sorted(PKG.rglob("*.py")):
-        yield path.relative_to(PKG.parent).as_posix(), path.read_text()
+    """(path, text) of every module of the package, read once for all the counts."""
+    return _read()
 
 
-def _code_lines(text: str):
+@functools.cache
+def _code(name: str) -> tuple:
+    return tuple(_code_lines(_parsed(name), dict(_read())[name]))
+
+
+def _code_lines(tree: ast.Module, text: str):
     """Source lines outside docstrings and comments (doctest examples may build an OpContext by hand)."""
-    tree = ast.parse(text)
     skip = set()
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
@@ -38,7 +53,7 @@ def _code_lines(text: str):
 
 def _where(pattern: str) -> set[str]:
     rx = re.compile(pattern)
-    return {name for name, text in _sources() for _, line in _code_lines(text) if rx.search(line)}
+    return {name for name, _ in _sources() for _, line in _code(name) if rx.search(line)}
 
 
 # what is counted, the pattern, and the modules allowed to match it
@@ -83,8 +98,8 @@ def _length(fn) -> int:
 
 def test_at_most_three_functions_over_80_lines():
     long = []
-    for name, text in _sources():
-        for node in ast.walk(ast.parse(text)):
+    for name, _ in _sources():
+        for node in ast.walk(_parsed(name)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _length(node) > 80:
                 long.append(f"{name}:{node.name} ({_length(node)} lines)")
     assert len(long) <= 3, long
