@@ -82,9 +82,9 @@ def test_the_sparse_twins_are_gone():
 
 
 def test_storage_py_means_one_thing():
-    """The storage allocator; storage types live in ``stypes.py`` and ``sparse/storage.py`` (sparse values)."""
+    """The storage allocator; storage types live in ``stypes.py`` and ``sparse/formats.py`` (sparse values)."""
     found = {name for name, _ in _sources() if name.endswith("/storage.py")}
-    assert found <= {"mxasync/runtime/storage.py", "mxasync/operator/sparse/storage.py"}, found
+    assert found <= {"mxasync/runtime/storage.py", "mxasync/operator/sparse/formats.py"}, found
 
 
 def _length(fn) -> int:

@@ -28,7 +28,7 @@ from ..ndarray._sparse_array import new_sparse
 from ..ndarray.ndarray import NDArray, _empty, ones, zeros
 from ..operator import OpReqType
 from ..operator.base import ADD_TO, NULL, WRITE_TO
-from ..operator.sparse.storage import DEFAULT, RSP, SparseStore
+from ..operator.sparse.formats import DEFAULT, RSP, SparseStore
 from ..operator.step import BackwardPlan, accumulate, launch_inline
 from .gradient import build_backward
 from .higher_order import ND, LinearBackward, NonDifferentiable, rule_for

@@ -9,7 +9,7 @@ sparse kernel, or the dense kernel on dense copies: MXNet's storage fallback) is
 
 from __future__ import annotations
 
-from ..operator.sparse.storage import DEFAULT
+from ..operator.sparse.formats import DEFAULT
 
 __all__ = ["var_stype", "infer_stypes", "grad_stype"]
 

@@ -17,7 +17,7 @@ from .. import _seams
 from ..backends import on_switch
 from ..base import MXAsyncError
 from ..operator.registry import get_op
-from ..operator.sparse.storage import DEFAULT, SparseStore
+from ..operator.sparse.formats import DEFAULT, SparseStore
 from ..operator.step import INLINE_ELEMENTS, ForwardPlan
 from ..runtime.context import current_context, mixable
 from ..runtime.storage import Storage

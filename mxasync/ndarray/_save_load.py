@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import MXAsyncError
-from ..operator.sparse.storage import SparseValue
+from ..operator.sparse.formats import SparseValue
 from ..runtime.context import BUILTIN_DEVICE_TYPES, Context, num_gpus
 from ..util import is_np_shape
 from ._chunk import alloc_chunk

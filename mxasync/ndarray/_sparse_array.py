@@ -1,6 +1,6 @@
 """Sparse NDArrays: ``CSRNDArray`` and ``RowSparseNDArray`` (MXNet 1.x's ``mx.nd.sparse``).
 
-A sparse array is an NDArray whose memory is a :class:`~mxasync.operator.sparse.storage.SparseStore`
+A sparse array is an NDArray whose memory is a :class:`~mxasync.operator.sparse.formats.SparseStore`
 behind one engine var, so work on it is asynchronous and ordered like work on dense arrays;
 the ops that write it replace the store's value when they run.
 
@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import MXAsyncError
-from ..operator.sparse import storage as st
-from ..operator.sparse.storage import CSR, DEFAULT, RSP, SparseStore, SparseValue
+from ..operator.sparse import formats as st
+from ..operator.sparse.formats import CSR, DEFAULT, RSP, SparseStore, SparseValue
 from ..runtime.context import Context
 from ._chunk import Chunk
 from .ndarray import NDArray, _empty, _push, _xp

@@ -21,7 +21,7 @@ import numpy as np
 from .. import _seams
 from ..backends import get_backend
 from ..base import MXAsyncError, MXAsyncValueError
-from ..operator.sparse.storage import cast_value
+from ..operator.sparse.formats import cast_value
 from ..operator.tensor.shape import reshape_shape
 from ..runtime.context import Context
 from ..runtime.engine import Engine

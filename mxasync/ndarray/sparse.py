@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import MXAsyncError, MXAsyncValueError
-from ..operator.sparse import storage as st
-from ..operator.sparse.storage import CSR, DEFAULT, RSP
+from ..operator.sparse import formats as st
+from ..operator.sparse.formats import CSR, DEFAULT, RSP
 from ..runtime.context import Context, current_context
 from ._invoke import invoke
 from ._sparse_array import BaseSparseNDArray, CSRNDArray, RowSparseNDArray, cast, check_value, new_sparse

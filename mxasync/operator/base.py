@@ -158,7 +158,7 @@ class OperatorProperty:
     #: an input means zero, a None result means "not covered here" (the kernel runs instead)
     recorded_gradient: ClassVar[Callable | None] = None
 
-    # -- storage types (set by :func:`~mxasync.operator.sparse.storage.register_sparse`) ------
+    # -- storage types (set by :func:`~mxasync.operator.sparse.formats.register_sparse`) ------
     #: ``fn(xp, prop, op_ctx, inputs, out_stypes) -> outputs`` on csr / row_sparse values, or None
     sparse_forward: ClassVar[Callable | None] = None
     #: ``fn(xp, prop, op_ctx, out_grads, inputs, outputs, grad_stypes) -> input gradients``, or None

@@ -31,9 +31,9 @@ from ..runtime.engine import Engine
 from ..runtime.resource import ResourceManager
 from ..runtime.run_context import RunContext
 from .base import ADD_TO, NULL, WRITE_TO, OpContext, placeholder
-from .sparse import storage as st
+from .sparse import formats as st
 from .sparse.dispatch import add_values, dense_backward, execute, plan_for, store, value_of
-from .sparse.storage import DEFAULT, SparseStore
+from .sparse.formats import DEFAULT, SparseStore
 
 __all__ = ["Launch", "ForwardPlan", "BackwardPlan", "accumulate", "INLINE_ELEMENTS", "backward_deps",
            "host_context", "launch_inline"]

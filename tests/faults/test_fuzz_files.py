@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import mxasync as mx
 from mxasync.ndarray._serialization import ArrayRecord, dumps_arrays
-from mxasync.operator.sparse.storage import SparseValue
+from mxasync.operator.sparse.formats import SparseValue
 
 pytestmark = pytest.mark.fault
 FUZZ = settings(max_examples=40, deadline=None, derandomize=True, database=None,

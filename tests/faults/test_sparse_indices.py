@@ -12,7 +12,7 @@ import pytest
 import mxasync as mx
 from mxasync import autograd
 from mxasync.ndarray._serialization import ArrayRecord, save_arrays
-from mxasync.operator.sparse.storage import SparseValue
+from mxasync.operator.sparse.formats import SparseValue
 
 pytestmark = pytest.mark.fault
 

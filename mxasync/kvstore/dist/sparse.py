@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...base import MXNetError
-from ...operator.sparse.storage import IDX, SparseStore, SparseValue, rsp_value
+from ...operator.sparse.formats import IDX, SparseStore, SparseValue, rsp_value
 from .collective import ALLREDUCE, BCAST, Collective, key_id
 from .comm import Comm
 from .rpc import PULL_RSP, PUSH_RSP, Request

@@ -8,7 +8,7 @@ from typing import Any, NamedTuple, Union
 import numpy as np
 
 from mxasync.base import MXAsyncError
-from mxasync.operator.sparse.storage import SparseValue
+from mxasync.operator.sparse.formats import SparseValue
 
 LIST_MAGIC = 0x112
 V1_MAGIC = 0xF993FAC8

@@ -14,7 +14,7 @@ from typing import IO
 import numpy as np
 
 from mxasync.base import MXAsyncError, os_error
-from mxasync.operator.sparse.storage import SparseValue
+from mxasync.operator.sparse.formats import SparseValue
 
 from .format import (
     BFLOAT16_FLAG,

@@ -11,7 +11,7 @@ import numpy as np
 
 from mxasync.atomic import AtomicFile
 from mxasync.base import MXAsyncError
-from mxasync.operator.sparse.storage import SparseValue
+from mxasync.operator.sparse.formats import SparseValue
 
 from .format import (
     CPU,

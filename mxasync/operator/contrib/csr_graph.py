@@ -20,7 +20,7 @@ import numpy as np
 
 from ..functional import FunctionalProperty, defop
 from ..params import Field, OpParam
-from ..sparse.storage import CSR, DEFAULT, Fallback, register_sparse
+from ..sparse.formats import CSR, DEFAULT, Fallback, register_sparse
 
 __all__ = ["GetNNZParam"]
 

@@ -139,7 +139,7 @@ def _sampling_matrix(xp, p, rois, data):
     nbins = p.pooled_size[0] * p.pooled_size[1]
     dst, src, wts = _align_samples(p, _host(rois), n, h, w, data.dtype)
     cols = n * (nbins if p.position_sensitive else 1) * h * w
-    sp = lazy_import("mxasync.operator.sparse.storage").sparse_namespace(xp)  # scipy.sparse or cupyx's
+    sp = lazy_import("mxasync.operator.sparse.formats").sparse_namespace(xp)  # scipy.sparse or cupyx's
     return sp.coo_matrix((xp.asarray(wts), (xp.asarray(dst), xp.asarray(src))),
                          shape=(rois.shape[0] * nbins, cols)).tocsr()
 

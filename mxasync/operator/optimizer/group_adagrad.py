@@ -25,9 +25,9 @@ from typing import ClassVar
 
 from ..functional import defop
 from ..params import OpParam
-from ..sparse import storage as st
+from ..sparse import formats as st
+from ..sparse.formats import DEFAULT, RSP, register_sparse
 from ..sparse.kernels import densify, stype_of
-from ..sparse.storage import DEFAULT, RSP, register_sparse
 from .updates import _grad, _UpdateProperty
 
 __all__: list[str] = []

@@ -1,3 +1,3 @@
-"""Sparse storage (csr, row_sparse): values, storage-type rules, kernels (see ``storage``)."""
+"""Sparse storage (csr, row_sparse): values, storage-type rules, kernels (see ``formats``)."""
 
 from . import dot, elemwise, indexing, nn, optimizer, reduce  # noqa: F401  (importing registers the rules)

@@ -14,8 +14,8 @@ import logging
 import os
 
 from ..base import ADD_TO, NULL, WRITE_TO, assign
-from . import storage as st
-from .storage import DEFAULT, SparseStore, SparseValue
+from . import formats as st
+from .formats import DEFAULT, SparseStore, SparseValue
 
 __all__ = ["SparsePlan", "plan_for", "execute", "store", "dense_backward", "fallback_message"]
 

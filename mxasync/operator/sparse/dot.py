@@ -17,9 +17,9 @@ row_sparse when its gradient buffer is (a large embedding-like weight never goes
 
 from __future__ import annotations
 
-from . import storage as st
+from . import formats as st
+from .formats import CSR, DEFAULT, RSP, Fallback, SparseValue, register_sparse
 from .kernels import csr_of_dense_result, matrix, stype_of, to_dense_result
-from .storage import CSR, DEFAULT, RSP, Fallback, SparseValue, register_sparse
 
 __all__ = ["sparse_dot"]
 

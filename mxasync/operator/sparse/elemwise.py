@@ -21,9 +21,9 @@ from ..base import WRITE_TO
 from ..functional import defop
 from ..params import OpParam
 from ..step import host_context
-from . import storage as st
+from . import formats as st
+from .formats import CSR, DEFAULT, RSP, Fallback, SparseValue, register_sparse
 from .kernels import densify, map_values, rows_of, stype_of
-from .storage import CSR, DEFAULT, RSP, Fallback, SparseValue, register_sparse
 
 __all__ = ["dense_apply"]
 

@@ -15,9 +15,9 @@ from typing import Literal
 from ..functional import defop
 from ..params import Field, OpParam
 from ..tensor.indexing import EmbeddingParam, _emb_bwd, _EmbeddingProperty
-from . import storage as st
+from . import formats as st
+from .formats import CSR, DEFAULT, RSP, Fallback, SparseValue, register_sparse
 from .kernels import densify, rows_of, stype_of, unique_rows
-from .storage import CSR, DEFAULT, RSP, Fallback, SparseValue, register_sparse
 
 __all__: list[str] = []
 

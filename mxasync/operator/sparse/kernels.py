@@ -5,7 +5,7 @@ and on CuPy/cupyx alike; none of them builds a dense array of the full shape unl
 dense anyway.
 
 >>> import numpy as np
->>> from .storage import rsp_value
+>>> from .formats import rsp_value
 >>> a = rsp_value(np, (4, 2), np.ones((2, 2)), [0, 2])
 >>> b = rsp_value(np, (4, 2), np.full((1, 2), 3.0), [2])
 >>> r = rsp_union(np, a, b, np.add); r.indices.tolist(), r.data[:, 0].tolist()
@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...base import MXAsyncError
-from . import storage as st
-from .storage import CSR, DEFAULT, RSP, SparseValue
+from . import formats as st
+from .formats import CSR, DEFAULT, RSP, SparseValue
 
 __all__ = ["rsp_union", "map_values", "matrix", "stype_of", "rows_of", "densify"]
 

@@ -6,7 +6,7 @@ which MXNet refuses for sparse arrays ("fix_gamma=True is not supported for spar
 
 from __future__ import annotations
 
-from .storage import DEFAULT, Fallback, register_sparse
+from .formats import DEFAULT, Fallback, register_sparse
 
 __all__: list[str] = []
 

@@ -11,9 +11,9 @@ update does.  A row_sparse weight is updated through a dense copy.
 
 from __future__ import annotations
 
-from . import storage as st
+from . import formats as st
+from .formats import DEFAULT, RSP, register_sparse
 from .kernels import densify, stype_of
-from .storage import DEFAULT, RSP, register_sparse
 
 __all__: list[str] = []
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from ..functional import defop
 from ..tensor.reduce import ReduceParam, _ReduceProperty
-from . import storage as st
+from . import formats as st
+from .formats import CSR, DEFAULT, RSP, Fallback, SparseValue, register_sparse
 from .kernels import densify
-from .storage import CSR, DEFAULT, RSP, Fallback, SparseValue, register_sparse
 
 __all__: list[str] = []
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from mxasync.kvstore.dist.rpc import PULL_RSP, PUSH_RSP, row_shards
 from mxasync.kvstore.dist.sparse import RowRequest, sum_gathered
-from mxasync.operator.sparse.storage import SparseStore, empty_value, rsp_value
+from mxasync.operator.sparse.formats import SparseStore, empty_value, rsp_value
 
 
 def test_big_keys_are_cut_into_whole_rows(monkeypatch):

@@ -1,4 +1,5 @@
-"""Sparse storage values and the storage-type rules of ops (MXNet's FInferStorageType / FComputeEx).
+"""Sparse storage formats (csr, row_sparse): their values, and the storage-type rules of ops
+(MXNet's FInferStorageType / FComputeEx).
 
 Two storage types besides dense ("default"), as in MXNet 1.x:
 
