@@ -92,40 +92,36 @@ class MXAsyncOSError(MXAsyncError, OSError):
         return str(self.args[0]) if len(self.args) == 1 else OSError.__str__(self)
 
 
-class NotImplementedForSymbol(MXAsyncError):
+class _Unavailable(MXAsyncError):
+    """A function called on a kind of array it does not serve (MXNet's two classes below share this)."""
+
+    _unavailable = ""
+
+    def __init__(self, function, alias: str | None = None, *args) -> None:
+        super().__init__()
+        self.function = getattr(function, "__name__", str(function))
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self) -> str:
+        msg = f"Function {self.function}"
+        if self.alias:
+            msg += f' (namely operator "{self.alias}")'
+        if self.args:
+            msg += f" with arguments ({', '.join(self.args)})"
+        return f"{msg} {self._unavailable} and only available in NDArray."
+
+
+class NotImplementedForSymbol(_Unavailable):
     """A function that exists for NDArray only was called on a Symbol."""
 
-    def __init__(self, function, alias: str | None = None, *args) -> None:
-        super().__init__()
-        self.function = getattr(function, "__name__", str(function))
-        self.alias = alias
-        self.args = [str(type(a)) for a in args]
-
-    def __str__(self) -> str:
-        msg = f"Function {self.function}"
-        if self.alias:
-            msg += f' (namely operator "{self.alias}")'
-        if self.args:
-            msg += f" with arguments ({', '.join(self.args)})"
-        return msg + " is not implemented for Symbol and only available in NDArray."
+    _unavailable = "is not implemented for Symbol"
 
 
-class NotSupportedForSparseNDArray(MXAsyncError):
+class NotSupportedForSparseNDArray(_Unavailable):
     """A function that exists for dense NDArrays only was called on a sparse one."""
 
-    def __init__(self, function, alias: str | None = None, *args) -> None:
-        super().__init__()
-        self.function = getattr(function, "__name__", str(function))
-        self.alias = alias
-        self.args = [str(type(a)) for a in args]
-
-    def __str__(self) -> str:
-        msg = f"Function {self.function}"
-        if self.alias:
-            msg += f' (namely operator "{self.alias}")'
-        if self.args:
-            msg += f" with arguments ({', '.join(self.args)})"
-        return msg + " is not supported for SparseNDArray and only available in NDArray."
+    _unavailable = "is not supported for SparseNDArray"
 
 
 register_error("MXNetError", MXAsyncError)

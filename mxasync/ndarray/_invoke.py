@@ -18,7 +18,7 @@ from ..backends import on_switch
 from ..base import MXAsyncError
 from ..operator.registry import get_op
 from ..operator.sparse.formats import DEFAULT, SparseStore
-from ..operator.step import INLINE_ELEMENTS, ForwardPlan
+from ..operator.step import INLINE_ELEMENTS, ForwardPlan, launch_inline
 from ..runtime.context import current_context, mixable
 from ..runtime.storage import Storage
 from . import _recording as _ag
@@ -51,7 +51,7 @@ class _Plan:
         size = 1
         for s in self.out_shapes[0] if self.out_shapes else ():
             size *= s
-        self.inline = size < INLINE_ELEMENTS and ctx.device_type == "cpu"
+        self.inline = launch_inline(ctx, size)
         # small host outputs are plain numpy arrays (see _chunk.py); others go through the pool
         largest = max((_nbytes(sh, t) for sh, t in zip(self.out_shapes, self.out_types, strict=True)), default=0)
         self.small = ctx.device_type == "cpu" and largest < Storage.get(ctx).min_pooled

@@ -88,10 +88,6 @@ class Launch:
                                 inline=self.inline)
 
 
-def _inline(ctx, size: int) -> bool | None:
-    return size < INLINE_ELEMENTS and ctx.device_type == "cpu"
-
-
 class ForwardPlan:
     """An op's forward on ``ctx`` in one training mode: kernel, resources, whether it is asynchronous."""
 
@@ -405,14 +401,9 @@ def host_context(is_train: bool = False) -> OpContext:
     return OpContext(is_train, RunContext(_CPU0, None), ())
 
 
-def launch_inline(ctx, size: int) -> bool | None:
+def launch_inline(ctx, size: int) -> bool:
     """Whether an op writing ``size`` elements on ``ctx`` runs in the pushing thread (see INLINE_ELEMENTS)."""
-    return _inline(ctx, size)
-
-
-def dense(arrays) -> bool:
-    """True when none of ``arrays`` (NDArrays) is csr or row_sparse."""
-    return not any(_sparse(a._data) for a in arrays)
+    return size < INLINE_ELEMENTS and ctx.device_type == "cpu"
 
 
 on_switch(_forget_backends)
