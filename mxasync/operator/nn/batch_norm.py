@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..base import ADD_TO, NULL, Operator, OperatorProperty, assign
+from ..base import ADD_TO, NULL, WRITE_TO, Operator, OperatorProperty, assign
 from ..kernels import batch_norm as bnk
 from ..numpy_overrides import register_numpy
 from ..params import OpParam
@@ -49,7 +49,7 @@ class BatchNormOperator(Operator):
         training = op_ctx.is_train
         out, mean, invstd = self.fwd(xp, data, gamma, beta, moving_mean, moving_var, eps=p.eps, momentum=p.momentum,
                                      fix_gamma=p.fix_gamma, use_global_stats=p.use_global_stats, axis=p.axis,
-                                     training=training)
+                                     training=training, out=out_data[0] if req[0] == WRITE_TO else None)
         assign(out_data[0], req[0], out)
         assign(out_data[1], req[1], mean)
         assign(out_data[2], req[2], invstd)

@@ -27,6 +27,7 @@ import numpy
 
 from ..runner import NUMPY
 from . import _batch_inner as batch_inner
+from . import _depthwise as depthwise
 from . import _shifted as shifted
 from ._colstore import COLUMNS
 from ._columns import Array, Shape, col2im, conv_out_size, im2col_into, out_view, pad_spatial, prod
@@ -89,6 +90,8 @@ def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, di
     out = out_view(into, (n, g, fg, p), x.dtype)
     if out is None:
         into, out = None, numpy.empty((n, g, fg, p), dtype=x.dtype)
+    if n and p and _columnless(x, w_g, kernel, stride, dilate, pad, osp, out):
+        return into if into is not None else out.reshape((n, g * fg) + osp)
     if _batch_inner(n, c, osp, kernel, stride, x.itemsize):
         _forward_batch_inner(x, w_g, kernel, stride, dilate, pad, osp, out, keep)
         return into if into is not None else out.reshape((n, g * fg) + osp)
@@ -123,6 +126,25 @@ def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, di
     if whole is not None:
         COLUMNS.keep(x, col_geometry(x, kernel, stride, dilate, pad), whole)
     return into if into is not None else out.reshape((n, g * fg) + osp)
+
+
+def _columnless(x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape, osp: Shape,
+                out: Array) -> bool:
+    """Fill ``out`` (N, G, Fg, P) by a layout that needs no columns, when one serves this layer: big
+    depthwise layers (:mod:`._depthwise`) and unit 1x1 ones, which are one batched GEMM on the input as it is
+    (MobileNet's 256x28x28 layer: 13.7 -> 7 ms of CPU against the batch-inner layout's transposes).
+    Such a forward keeps no columns: the weight gradient computes its own."""
+    n, c = x.shape[:2]
+    g, fg, _ = w_g.shape
+    if depthwise.pays(c, g, fg, stride, osp):
+        COLUMNS.drop(x, col_geometry(x, kernel, stride, dilate, pad))
+        depthwise.forward(x, w_g, kernel, dilate, pad, osp, out)
+        return True
+    if all(k == 1 for k in kernel) and all(s == 1 for s in stride) and not any(pad):
+        COLUMNS.drop(x, col_geometry(x, kernel, stride, dilate, pad))
+        matmul(numpy, w_g, x.reshape(n, g, c // g, prod(osp)), out=out)
+        return True
+    return False
 
 
 def _forward_batch_inner(x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape,

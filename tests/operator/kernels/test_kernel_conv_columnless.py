@@ -1,0 +1,86 @@
+"""The layouts that need no columns: depthwise layers over the padded grid, and unit 1x1 layers as one
+batched GEMM. Both must give the numbers of the direct definition, and be chosen only where they pay."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from mxasync.backends.numpy.kernels.conv import _core as _conv_core
+from mxasync.backends.numpy.kernels.conv import _depthwise
+from mxasync.backends.numpy.kernels.runner import NUMPY
+from mxasync.operator.kernels.conv import convolution as _conv
+
+from .test_kernel_conv import _make, conv_reference
+
+convolution = functools.partial(_conv.convolution, run=NUMPY)
+convolution_backward = functools.partial(_conv.convolution_backward, run=NUMPY)
+
+DEPTHWISE = [
+    ((2, 3, 9, 8), 3, (3, 3), (1, 1), (1, 1), (1, 1), 3),
+    ((1, 4, 7, 9), 4, (3, 2), (1, 1), (2, 1), (2, 0), 4),  # dilated, uneven padding per axis
+    ((2, 2, 6), 2, (3,), (1,), (1,), (1,), 2),  # 1-D
+    ((1, 2, 4, 5, 4), 2, (2, 3, 2), (1, 1, 1), (1, 1, 2), (1, 0, 1), 2),  # 3-D
+]
+POINTWISE = [
+    ((2, 6, 5, 4), 4, (1, 1), (1, 1), (1, 1), (0, 0), 1),
+    ((2, 6, 5, 4), 4, (1, 1), (1, 1), (1, 1), (0, 0), 2),  # grouped
+    ((3, 5, 7), 3, (1,), (1,), (1,), (0,), 1),
+]
+
+
+def _ids(cases):
+    return [f"{len(c[2])}d-k{c[2]}-d{c[4]}-p{c[5]}-g{c[6]}" for c in cases]
+
+
+@pytest.fixture
+def depthwise_calls(monkeypatch):
+    """Every depthwise layer through the padded-grid layout, however small its planes."""
+    calls = []
+    real = _depthwise.forward
+    monkeypatch.setattr(_depthwise, "MIN_PLANE", 1)
+    monkeypatch.setattr(_depthwise, "BLOCK_BYTES", 64)  # several channel blocks per sample
+    monkeypatch.setattr(_depthwise, "forward", lambda *a: (calls.append(1), real(*a))[1])
+    return calls
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("case", DEPTHWISE, ids=_ids(DEPTHWISE))
+def test_depthwise_matches_loops(case, dtype, rng, check, depthwise_calls):
+    x, w, b, kw = _make(rng, case, dtype)
+    out = convolution(np, x, w, b, **kw)
+    assert depthwise_calls, "the depthwise layout did not run"
+    ref = conv_reference(*(a.astype(np.float64) for a in (x, w, b)), kw["stride"], kw["dilate"], kw["pad"],
+                         kw["num_group"])
+    check.close(out, ref, dtype)
+
+
+@pytest.mark.parametrize("case", DEPTHWISE[:2], ids=_ids(DEPTHWISE[:2]))
+def test_depthwise_weight_gradient_recomputes_columns(case, rng, check, depthwise_calls):
+    """A training forward here keeps no columns: the weight gradient must compute its own."""
+    x, w, b, kw = _make(rng, case, np.float64)
+    head = rng.standard_normal(convolution(np, x, w, b, **kw).shape)
+    dw = convolution_backward(np, head, x, w, need_data_grad=False, **kw)[1]
+    check.grad(lambda v: convolution(np, x, v, b, **kw), w, head, dw, "weight")
+
+
+@pytest.mark.parametrize("case", POINTWISE, ids=_ids(POINTWISE))
+def test_pointwise_is_one_batched_gemm(case, rng, check, monkeypatch):
+    x, w, b, kw = _make(rng, case, np.float32)
+    calls = []
+    real = _conv_core.matmul
+    monkeypatch.setattr(_conv_core, "matmul", lambda *a, **k: (calls.append(k["out"].shape), real(*a, **k))[1])
+    out = convolution(np, x, w, b, **kw)
+    g = kw["num_group"]
+    assert calls == [(x.shape[0], g, kw["num_filter"] // g, int(np.prod(x.shape[2:])))]
+    ref = conv_reference(*(a.astype(np.float64) for a in (x, w, b)), kw["stride"], kw["dilate"], kw["pad"], g)
+    check.close(out, ref, np.float32)
+
+
+@pytest.mark.parametrize("stride, plane, chosen", [((1, 1), 28, True), ((1, 1), 27, False), ((2, 2), 56, False)])
+def test_depthwise_rule(stride, plane, chosen):
+    assert _depthwise.pays(32, 32, 1, stride, (plane, plane)) is chosen
+    assert not _depthwise.pays(32, 16, 1, stride, (plane, plane))  # two channels per group
+    assert not _depthwise.pays(32, 32, 2, stride, (plane, plane))  # channel multiplier 2
