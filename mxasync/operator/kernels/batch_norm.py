@@ -137,8 +137,10 @@ def batch_norm_backward(
     axis: int = 1,
     training: bool = True,
     run=PLAIN,
+    data_grad: Array | None = None,
 ) -> tuple[Array, Array, Array]:
-    """Gradients ``(data_grad, gamma_grad, beta_grad)`` from the forward's ``mean`` and ``invstd``.
+    """Gradients ``(data_grad, gamma_grad, beta_grad)`` from the forward's ``mean`` and ``invstd``; the data
+    gradient is written into ``data_grad`` when it fits (C-contiguous, ``data``'s shape and dtype).
 
     ``gamma_grad`` is zero under ``fix_gamma``, as in MXNet.
     """
@@ -146,7 +148,10 @@ def batch_norm_backward(
     dy3, _ = _as3d(out_grad, axis)
     acc = _acc_dtype(xp, data.dtype)
     c = x3.shape[1]
-    dx3 = xp.empty(x3.shape, dtype=data.dtype)
+    if (data_grad is None or data_grad.shape != data.shape or data_grad.dtype != data.dtype
+            or not data_grad.flags.c_contiguous):
+        data_grad = xp.empty(data.shape, dtype=data.dtype)
+    dx3 = data_grad.reshape(x3.shape)
     dgamma, dbeta = xp.empty(c, dtype=acc), xp.empty(c, dtype=acc)
     stats = training and not use_global_stats
 
@@ -157,7 +162,7 @@ def batch_norm_backward(
     run.split_channels(block, c, x3.size)
     if fix_gamma:
         dgamma[...] = 0
-    return dx3.reshape(data.shape), dgamma.astype(gamma.dtype), dbeta.astype(gamma.dtype)
+    return data_grad, dgamma.astype(gamma.dtype), dbeta.astype(gamma.dtype)
 
 
 def _backward_block(xp, run, dy3, x3, gamma, mean, invstd, fix_gamma, stats, acc, dx3, dgamma_out, dbeta_out) -> None:
@@ -170,10 +175,11 @@ def _backward_block(xp, run, dy3, x3, gamma, mean, invstd, fix_gamma, stats, acc
     g = xp.ones_like(invstd) if fix_gamma else gamma.astype(acc)
     a = g * invstd
     if stats:
-        # dx = g*invstd * (dy - mean(dy) - xhat * mean(dy * xhat))
-        d *= _col(-a * invstd * dgamma / m)
-        d += dy * _col(a)
-        d -= _col(a * dbeta / m)
+        # dx = g*invstd * (dy - mean(dy) - xhat * mean(dy * xhat)), in place over the centred data
+        d *= _col(-invstd * dgamma / m)
+        d += dy
+        d -= _col(dbeta / m)
+        d *= _col(a)
     else:
         xp.multiply(dy, _col(a), out=d)
     if d is not dx3:

@@ -62,7 +62,7 @@ class BatchNormOperator(Operator):
             return
         gd, gg, gb = self.bwd(self.xp, out_grad[0], in_data[0], in_data[1], out_data[1], out_data[2],
                               fix_gamma=p.fix_gamma, use_global_stats=p.use_global_stats, axis=p.axis,
-                              training=op_ctx.is_train)
+                              training=op_ctx.is_train, data_grad=in_grad[0] if req[0] == WRITE_TO else None)
         for o, r, g in zip(in_grad, req, (gd, gg, gb), strict=False):
             if p.fix_gamma and g is gg and r != ADD_TO and r != NULL:
                 o[...] = 0  # MXNet: a fixed gamma gets a zero gradient
