@@ -12,6 +12,7 @@ from typing import Any
 import numpy as _np
 
 from ..operator.numpy.elemwise import BINARY, COMPARE, UNARY, UNARY_BOOL, UNARY_INT
+from . import _api_sorting
 from ._frontend import default_float, is_scalar
 
 FUNCS: dict[str, Any] = {}
@@ -211,7 +212,7 @@ for _n, _f in {"dot": _dot, "matmul": _matmul, "tensordot": _tensordot, "inner":
 # -- selection --------------------------------------------------------------------------------------
 def _where(F, condition, x=None, y=None):
     if x is None and y is None:
-        return FUNCS["nonzero"](F, condition)
+        return _api_sorting.FUNCS["nonzero"](F, condition)  # np.where(c) is np.nonzero(c)
     if F.is_array(x) and F.is_array(y):
         return F.op("_npi_where", [condition, x, y])
     if F.is_array(x):

@@ -77,14 +77,15 @@ class MetricsLog:
 def plot_curves(rows: list[dict], path: str | Path) -> bool:
     """Draw train/val accuracy and loss per epoch into ``path``; False when matplotlib is missing."""
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        # a Figure with its own Agg canvas: pyplot and matplotlib.use() would change the process's backend
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
     except ImportError:
         return False
     epochs = [r["epoch"] for r in rows]  # 1 for the first epoch, as the checkpoints count
-    fig, (acc_ax, loss_ax) = plt.subplots(1, 2, figsize=(10, 4))
+    fig = Figure(figsize=(10, 4))
+    FigureCanvasAgg(fig)
+    acc_ax, loss_ax = fig.subplots(1, 2)
     for ax, key, title in ((acc_ax, "accuracy", "accuracy"), (loss_ax, "cross_entropy", "cross-entropy")):
         ax.plot(epochs, [r[f"train_{key}"] for r in rows], marker="o", label="train")
         ax.plot(epochs, [r[f"val_{key}"] for r in rows], marker="o", label="validation")
@@ -96,5 +97,4 @@ def plot_curves(rows: list[dict], path: str | Path) -> bool:
     buf = io.BytesIO()
     fig.savefig(buf, dpi=100, format=Path(path).suffix[1:].lower() or "png")
     write_file(path, buf.getvalue())
-    plt.close(fig)
     return True

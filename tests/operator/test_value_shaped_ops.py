@@ -161,3 +161,15 @@ def test_npx_nonzero_rows_of_indices_with_zero_gradient(x, hybridize):
         np.testing.assert_array_equal(a.grad.asnumpy(), np.full(x.shape, 3.0))
     finally:
         mx.npx.reset_np()
+
+
+@pytest.mark.parametrize("x", [[[0, 1.5], [2, 0]], [0, 0, 3], np.zeros((2, 0))])
+def test_np_where_with_condition_only_is_nonzero(x):
+    """``np.where(c)`` is ``np.nonzero(c)``: one int64 index array per axis."""
+    x = np.asarray(x, dtype=np.float32)
+    got = mx.np.where(mx.np.array(x))
+    want = np.where(x)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == np.int64
+        np.testing.assert_array_equal(g.asnumpy(), w)

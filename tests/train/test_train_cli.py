@@ -117,3 +117,19 @@ def test_refuses_values_that_would_train_to_nan_or_blow_up(tmp_path, capsys, arg
     assert info.value.code == 2
     assert message in capsys.readouterr().err
     assert not list((tmp_path / "run").glob("*.*"))  # no NaN checkpoint, no log
+
+
+def test_plot_leaves_matplotlib_backend_alone(tmp_path):
+    """The library draws on its own Agg canvas: the host program's matplotlib backend and pyplot stay as they were."""
+    matplotlib = pytest.importorskip("matplotlib")
+    import sys
+
+    from mxasync.train.report import plot_curves
+
+    rows = [{"epoch": e, "train_accuracy": 0.5, "val_accuracy": 0.6, "train_cross_entropy": 1.0,
+             "val_cross_entropy": 0.9} for e in (1, 2)]
+    backend, had_pyplot = matplotlib.get_backend(), "matplotlib.pyplot" in sys.modules
+    assert plot_curves(rows, tmp_path / "c.png") is True
+    assert (tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert matplotlib.get_backend() == backend
+    assert ("matplotlib.pyplot" in sys.modules) == had_pyplot
