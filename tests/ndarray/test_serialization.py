@@ -239,3 +239,30 @@ def test_real_mxnet_loads_our_file(tmp_path: Path) -> None:
         assert got[k][0] == arr.dtype.name.replace("bool", "bool_")
         assert tuple(got[k][1]) == arr.shape
         np.testing.assert_array_equal(np.array(got[k][2], dtype=arr.dtype).reshape(arr.shape), arr)
+
+
+@pytest.mark.parametrize("np_shape", [False, True])
+def test_runs_of_small_arrays_write_the_same_bytes_as_one_by_one(np_shape, monkeypatch):
+    """Consecutive small arrays of one shape, dtype and context go out as one block: the same bytes as
+    records written one at a time, whatever interrupts the runs (another shape, dtype, context, a big array,
+    a big-endian array, a "none" array)."""
+    from mxasync.ndarray._serialization import writer
+
+    rng = np.random.default_rng(0)
+    items = [ArrayRecord(rng.standard_normal(4).astype(np.float32)) for _ in range(20)]
+    items += [ArrayRecord(rng.standard_normal((2, 3)).astype(np.float32), (2, 0)) for _ in range(17)]
+    items += [ArrayRecord(np.arange(3, dtype=np.int64))] * 16 + [ArrayRecord(np.arange(3, dtype=">i8"))] * 16
+    items += [ArrayRecord(None)] + [ArrayRecord(np.zeros((2, 0), np.float32))] * 18
+    items += [ArrayRecord(rng.standard_normal(2000).astype(np.float32)) for _ in range(16)]  # 8 kB each
+    items += [ArrayRecord(rng.standard_normal(4).astype(np.float32)[::-1]) for _ in range(16)]  # not contiguous
+    data = {f"a{i}": r for i, r in enumerate(items)}
+    runs = dumps_arrays(data, np_shape=np_shape)
+    monkeypatch.setattr(writer, "_RUN_MIN", 10**9)
+    assert runs == dumps_arrays(data, np_shape=np_shape)
+    back = loads_arrays(runs, np_shape=np_shape)
+    for name, rec in data.items():
+        if rec.array is None:
+            assert back[name].array is None
+        else:
+            np.testing.assert_array_equal(back[name].array, rec.array)
+            assert back[name].context == rec.context

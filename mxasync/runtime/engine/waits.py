@@ -151,6 +151,9 @@ class Waits:
         """``Engine.wait_for_var``."""
         self._flush()
         self._guard_loop_thread("wait_for_var")
+        if var._err is None and var._event is None and not (
+                var._queue or var._writing or (for_write and (var._readers or var._read_events))):
+            return  # nothing to wait for and nothing to raise: no ticket, lock or latch (nd.save's 200k arrays)
         since = next(self._clock)
         latch = allocate_lock()
         latch.acquire()
