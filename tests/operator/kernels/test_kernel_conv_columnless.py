@@ -69,14 +69,24 @@ def test_depthwise_weight_gradient_recomputes_columns(case, rng, check, depthwis
 @pytest.mark.parametrize("case", POINTWISE, ids=_ids(POINTWISE))
 def test_pointwise_is_one_batched_gemm(case, rng, check, monkeypatch):
     x, w, b, kw = _make(rng, case, np.float32)
-    calls = []
-    real = _conv_core.matmul
-    monkeypatch.setattr(_conv_core, "matmul", lambda *a, **k: (calls.append(k["out"].shape), real(*a, **k))[1])
+    monkeypatch.setattr(_conv_core, "POINTWISE_MIN_PLANE", 1)
+    calls, taken = [], []
+    real_matmul, real_columnless = _conv_core.matmul, _conv_core._columnless
+    monkeypatch.setattr(_conv_core, "matmul", lambda *a, **k: (calls.append(a[2].shape), real_matmul(*a, **k))[1])
+    monkeypatch.setattr(_conv_core, "_columnless", lambda *a: (taken.append(real_columnless(*a)), taken[-1])[1])
     out = convolution(np, x, w, b, **kw)
     g = kw["num_group"]
-    assert calls == [(x.shape[0], g, kw["num_filter"] // g, int(np.prod(x.shape[2:])))]
+    assert taken == [True]
+    assert calls == [(x.shape[0], g, x.shape[1] // g, int(np.prod(x.shape[2:])))]  # the input itself, no columns
     ref = conv_reference(*(a.astype(np.float64) for a in (x, w, b)), kw["stride"], kw["dilate"], kw["pad"], g)
     check.close(out, ref, np.float32)
+
+
+def test_pointwise_rule_leaves_small_planes_to_the_batch_inner_gemm(rng):
+    x = rng.standard_normal((2, 8, 7, 7)).astype(np.float32)  # 49 < POINTWISE_MIN_PLANE
+    w = rng.standard_normal((1, 4, 8)).astype(np.float32)
+    out = np.empty((2, 1, 4, 49), np.float32)
+    assert not _conv_core._columnless(x, w, (1, 1), (1, 1), (1, 1), (0, 0), (7, 7), out)
 
 
 @pytest.mark.parametrize("stride, plane, chosen", [((1, 1), 28, True), ((1, 1), 27, False), ((2, 2), 56, False)])
