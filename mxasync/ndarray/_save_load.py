@@ -34,10 +34,7 @@ def _records(data) -> list | dict:
         typeid = ctx.device_typeid if ctx.device_type in BUILTIN_DEVICE_TYPES else 1
         if x.stype != "default":  # MXNet's sparse layout: the stored values and index arrays
             return ArrayRecord(x._host_value(), (typeid, ctx.device_id))
-        x.wait_to_read()
-        data = x._data
-        # host memory is written out as it is (the file is written before save returns): no copy
-        return ArrayRecord(data if type(data) is np.ndarray else x._to_host(), (typeid, ctx.device_id))
+        return ArrayRecord(x.asnumpy(), (typeid, ctx.device_id))
 
     if isinstance(data, NDArray):
         return [record(data, "data")]
