@@ -26,25 +26,38 @@ from .ndarray import NDArray, _xp, array
 __all__ = ["save", "load", "load_frombuffer", "dumps"]
 
 
+def _saved_context(ctx: Context) -> tuple[int, int]:
+    # a plugin's device type has a per-process id: its arrays are saved as cpu ones
+    return (ctx.device_typeid if ctx.device_type in BUILTIN_DEVICE_TYPES else 1), ctx.device_id
+
+
 def _records(data) -> list | dict:
-    def record(x, where):
+    saved_contexts: dict[Context, tuple[int, int]] = {}  # one lookup per context, not per array
+
+    def record(x, key):
         if not isinstance(x, NDArray):
+            where = "data" if key is None else f"data[{key!r}]"
             raise MXAsyncError(f"save: {where} must be an NDArray, got {type(x).__name__}")
-        ctx = x.context  # a plugin's device type has a per-process id: its arrays are saved as cpu ones
-        typeid = ctx.device_typeid if ctx.device_type in BUILTIN_DEVICE_TYPES else 1
+        ctx = x.context
+        saved = saved_contexts.get(ctx)
+        if saved is None:
+            saved = saved_contexts[ctx] = _saved_context(ctx)
         if x.stype != "default":  # MXNet's sparse layout: the stored values and index arrays
-            return ArrayRecord(x._host_value(), (typeid, ctx.device_id))
-        return ArrayRecord(x.asnumpy(), (typeid, ctx.device_id))
+            return ArrayRecord(x._host_value(), saved)
+        x.wait_to_read()
+        # host memory is written to the file as it is (the save returns after): no copy of it first
+        host = x._data if isinstance(x._data, np.ndarray) else x._to_host()
+        return ArrayRecord(host, saved)
 
     if isinstance(data, NDArray):
-        return [record(data, "data")]
+        return [record(data, None)]
     if isinstance(data, dict):
         for k in data:
             if not isinstance(k, str):
                 raise MXAsyncError(f"save: dict keys must be str, got {k!r}")
-        return {k: record(v, f"data[{k!r}]") for k, v in data.items()}
+        return {k: record(v, k) for k, v in data.items()}
     if isinstance(data, (list, tuple)):
-        return [record(v, f"data[{i}]") for i, v in enumerate(data)]
+        return [record(v, i) for i, v in enumerate(data)]
     raise MXAsyncError(f"save: data must be an NDArray, a list or a dict of NDArrays, got {type(data).__name__}")
 
 
