@@ -17,9 +17,11 @@ import numpy as np
 from ..base import MXAsyncError
 from ..operator.sparse.formats import SparseValue
 from ..runtime.context import BUILTIN_DEVICE_TYPES, Context, num_gpus
+from ..runtime.storage import Storage, has_registered_storage
 from ..util import is_np_shape
-from ._chunk import alloc_chunk
+from ._chunk import Chunk, alloc_chunk
 from ._serialization import ArrayRecord, dumps_arrays, load_arrays, loads_arrays, save_arrays
+from ._serialization.reader import AllocRows
 from ._sparse_array import check_value, new_sparse
 from .ndarray import NDArray, _xp, array
 
@@ -81,13 +83,15 @@ def _context(saved: tuple[int, int]) -> Context:
     return ctx
 
 
-def _to_ndarray(rec: ArrayRecord, made: dict[int, NDArray], contexts: dict | None = None, what: str = "array"):
+def _to_ndarray(rec: ArrayRecord, made: dict[int, NDArray], contexts: dict | None = None,
+                source: str = "load_frombuffer", key=0):
     if rec.array is None:
         return None
     if isinstance(rec.array, SparseValue):  # loaded on the CPU (sparse arrays are host SciPy data here)
         v = rec.array
         # a file may come from anyone: its indices reach SciPy's native code, so check them all first
-        check_value(v.stype, v.shape, v.data, v.indices, v.indptr, what=f"{what} ({v.stype})")
+        what = f"{source}: array {key!r} ({v.stype})"
+        check_value(v.stype, v.shape, v.data, v.indices, v.indptr, what=what)
         return new_sparse(v.stype, v.shape, v.data.dtype, Context("cpu", 0), v)
     if contexts is None:
         contexts = {}
@@ -95,17 +99,19 @@ def _to_ndarray(rec: ArrayRecord, made: dict[int, NDArray], contexts: dict | Non
     if ctx is None:
         ctx = contexts[rec.context] = _context(rec.context)
     held = made.get(id(rec.array))
-    if held is not None and held.context == ctx:
+    if held is not None and (held._ctx is ctx or held._ctx == ctx):
         return held  # the file's bytes were read straight into it: no copy
     return array(rec.array, ctx=ctx, dtype=rec.array.dtype if rec.array.dtype != np.bool_ else np.bool_)
 
 
-def _convert(loaded, made: dict[int, NDArray] | None = None, source: str = "load_frombuffer"):
+def _convert(loaded, made: dict[int, NDArray] | None = None, source: str = "load_frombuffer",
+             home: Context | None = None):
     made = made or {}
-    contexts: dict = {}  # one Context per (device type, id) of the file, not one per array
+    # one Context per (device type, id) of the file, not one per array; ``home`` is the one ``made``'s use
+    contexts: dict = {} if home is None else {(home.device_typeid, home.device_id): home}
     if isinstance(loaded, dict):
-        return {k: _to_ndarray(v, made, contexts, f"{source}: array {k!r}") for k, v in loaded.items()}
-    return [_to_ndarray(v, made, contexts, f"{source}: array {i}") for i, v in enumerate(loaded)]
+        return {k: _to_ndarray(v, made, contexts, source, k) for k, v in loaded.items()}
+    return [_to_ndarray(v, made, contexts, source, i) for i, v in enumerate(loaded)]
 
 
 def load(fname):
@@ -132,7 +138,25 @@ def load_any(fname, np_shape: bool | None = None):
         made[id(chunk.base)] = out
         return chunk.base
 
-    return _convert(load_arrays(fname, alloc, np_shape=np_shape), made, str(fname))
+    return _convert(load_arrays(fname, alloc, np_shape=np_shape, alloc_rows=_small_rows(made, cpu0, xp)),
+                    made, str(fname), cpu0)
+
+
+def _small_rows(made: dict[int, NDArray], ctx: Context, xp):
+    """``alloc_rows`` for the reader: a run of small arrays of one shape loads into the rows of one
+    block, each row an NDArray of its own (its own var); only where such arrays would not come from
+    the memory pool anyway (a block stays alive while one of its arrays does: it is under 64 KiB)."""
+    if xp is not np or has_registered_storage(ctx.device_type):
+        return None
+
+    def alloc_rows(count: int, shape: tuple, dtype):
+        block = np.empty((count,) + tuple(shape), dtype)
+        rows = list(block)
+        for row in rows:
+            made[id(row)] = NDArray(Chunk(row, ctx), row)
+        return block, rows
+
+    return AllocRows(alloc_rows, max_bytes=Storage.get(ctx).min_pooled - 1)
 
 
 def load_frombuffer(buf):
