@@ -17,34 +17,49 @@ import numpy as np
 from ..base import MXAsyncError
 from ..operator.sparse.formats import SparseValue
 from ..runtime.context import BUILTIN_DEVICE_TYPES, Context, num_gpus
+from ..runtime.storage import Storage, has_registered_storage
 from ..util import is_np_shape
-from ._chunk import alloc_chunk
+from ._chunk import Chunk, alloc_chunk
 from ._serialization import ArrayRecord, dumps_arrays, load_arrays, loads_arrays, save_arrays
+from ._serialization.reader import AllocRows
 from ._sparse_array import check_value, new_sparse
 from .ndarray import NDArray, _xp, array
 
 __all__ = ["save", "load", "load_frombuffer", "dumps"]
 
 
+def _saved_context(ctx: Context) -> tuple[int, int]:
+    # a plugin's device type has a per-process id: its arrays are saved as cpu ones
+    return (ctx.device_typeid if ctx.device_type in BUILTIN_DEVICE_TYPES else 1), ctx.device_id
+
+
 def _records(data) -> list | dict:
-    def record(x, where):
+    saved_contexts: dict[Context, tuple[int, int]] = {}  # one lookup per context, not per array
+
+    def record(x, key):
         if not isinstance(x, NDArray):
+            where = "data" if key is None else f"data[{key!r}]"
             raise MXAsyncError(f"save: {where} must be an NDArray, got {type(x).__name__}")
-        ctx = x.context  # a plugin's device type has a per-process id: its arrays are saved as cpu ones
-        typeid = ctx.device_typeid if ctx.device_type in BUILTIN_DEVICE_TYPES else 1
+        ctx = x.context
+        saved = saved_contexts.get(ctx)
+        if saved is None:
+            saved = saved_contexts[ctx] = _saved_context(ctx)
         if x.stype != "default":  # MXNet's sparse layout: the stored values and index arrays
-            return ArrayRecord(x._host_value(), (typeid, ctx.device_id))
-        return ArrayRecord(x.asnumpy(), (typeid, ctx.device_id))
+            return ArrayRecord(x._host_value(), saved)
+        x.wait_to_read()
+        # host memory is written to the file as it is (the save returns after): no copy of it first
+        host = x._data if isinstance(x._data, np.ndarray) else x._to_host()
+        return ArrayRecord(host, saved)
 
     if isinstance(data, NDArray):
-        return [record(data, "data")]
+        return [record(data, None)]
     if isinstance(data, dict):
         for k in data:
             if not isinstance(k, str):
                 raise MXAsyncError(f"save: dict keys must be str, got {k!r}")
-        return {k: record(v, f"data[{k!r}]") for k, v in data.items()}
+        return {k: record(v, k) for k, v in data.items()}
     if isinstance(data, (list, tuple)):
-        return [record(v, f"data[{i}]") for i, v in enumerate(data)]
+        return [record(v, i) for i, v in enumerate(data)]
     raise MXAsyncError(f"save: data must be an NDArray, a list or a dict of NDArrays, got {type(data).__name__}")
 
 
@@ -68,13 +83,15 @@ def _context(saved: tuple[int, int]) -> Context:
     return ctx
 
 
-def _to_ndarray(rec: ArrayRecord, made: dict[int, NDArray], contexts: dict | None = None, what: str = "array"):
+def _to_ndarray(rec: ArrayRecord, made: dict[int, NDArray], contexts: dict | None = None,
+                source: str = "load_frombuffer", key=0):
     if rec.array is None:
         return None
     if isinstance(rec.array, SparseValue):  # loaded on the CPU (sparse arrays are host SciPy data here)
         v = rec.array
         # a file may come from anyone: its indices reach SciPy's native code, so check them all first
-        check_value(v.stype, v.shape, v.data, v.indices, v.indptr, what=f"{what} ({v.stype})")
+        what = f"{source}: array {key!r} ({v.stype})"
+        check_value(v.stype, v.shape, v.data, v.indices, v.indptr, what=what)
         return new_sparse(v.stype, v.shape, v.data.dtype, Context("cpu", 0), v)
     if contexts is None:
         contexts = {}
@@ -82,17 +99,19 @@ def _to_ndarray(rec: ArrayRecord, made: dict[int, NDArray], contexts: dict | Non
     if ctx is None:
         ctx = contexts[rec.context] = _context(rec.context)
     held = made.get(id(rec.array))
-    if held is not None and held.context == ctx:
+    if held is not None and (held._ctx is ctx or held._ctx == ctx):
         return held  # the file's bytes were read straight into it: no copy
     return array(rec.array, ctx=ctx, dtype=rec.array.dtype if rec.array.dtype != np.bool_ else np.bool_)
 
 
-def _convert(loaded, made: dict[int, NDArray] | None = None, source: str = "load_frombuffer"):
+def _convert(loaded, made: dict[int, NDArray] | None = None, source: str = "load_frombuffer",
+             home: Context | None = None):
     made = made or {}
-    contexts: dict = {}  # one Context per (device type, id) of the file, not one per array
+    # one Context per (device type, id) of the file, not one per array; ``home`` is the one ``made``'s use
+    contexts: dict = {} if home is None else {(home.device_typeid, home.device_id): home}
     if isinstance(loaded, dict):
-        return {k: _to_ndarray(v, made, contexts, f"{source}: array {k!r}") for k, v in loaded.items()}
-    return [_to_ndarray(v, made, contexts, f"{source}: array {i}") for i, v in enumerate(loaded)]
+        return {k: _to_ndarray(v, made, contexts, source, k) for k, v in loaded.items()}
+    return [_to_ndarray(v, made, contexts, source, i) for i, v in enumerate(loaded)]
 
 
 def load(fname):
@@ -119,7 +138,25 @@ def load_any(fname, np_shape: bool | None = None):
         made[id(chunk.base)] = out
         return chunk.base
 
-    return _convert(load_arrays(fname, alloc, np_shape=np_shape), made, str(fname))
+    return _convert(load_arrays(fname, alloc, np_shape=np_shape, alloc_rows=_small_rows(made, cpu0, xp)),
+                    made, str(fname), cpu0)
+
+
+def _small_rows(made: dict[int, NDArray], ctx: Context, xp):
+    """``alloc_rows`` for the reader: a run of small arrays of one shape loads into the rows of one
+    block, each row an NDArray of its own (its own var); only where such arrays would not come from
+    the memory pool anyway (a block stays alive while one of its arrays does: it is under 64 KiB)."""
+    if xp is not np or has_registered_storage(ctx.device_type):
+        return None
+
+    def alloc_rows(count: int, shape: tuple, dtype):
+        block = np.empty((count,) + tuple(shape), dtype)
+        rows = list(block)
+        for row in rows:
+            made[id(row)] = NDArray(Chunk(row, ctx), row)
+        return block, rows
+
+    return AllocRows(alloc_rows, max_bytes=Storage.get(ctx).min_pooled - 1)
 
 
 def load_frombuffer(buf):

@@ -119,6 +119,31 @@ def test_list_and_dict_round_trip(tmp_path):
     assert len(mx.nd.load(path)) == 1
 
 
+def test_runs_of_small_arrays_round_trip_as_separate_arrays(tmp_path):
+    # nd.save writes, and nd.load reads, runs of small same-shape arrays as one block: the runs here
+    # break on a shape, a dtype, a big array and a context, and every loaded array stays its own
+    rng = np.random.default_rng(0)
+    arrays = [mx.nd.array(rng.standard_normal(4)) for _ in range(700)]
+    arrays[100] = mx.nd.array(rng.standard_normal(5))
+    arrays[200] = mx.nd.array(rng.integers(0, 9, 4), dtype="int64")
+    arrays[300] = mx.nd.array(rng.standard_normal((200, 100)))
+    arrays[400] = mx.nd.array(rng.standard_normal(4), ctx=mx.cpu(1))
+    arrays[500] = mx.nd.zeros((0, 4))
+    path = str(tmp_path / "runs.params")
+    mx.nd.save(path, {f"p{i}": a for i, a in enumerate(arrays)})
+    back = mx.nd.load(path)
+    for i, a in enumerate(arrays):
+        got = back[f"p{i}"]
+        assert (got.shape, got.dtype, got.context) == (a.shape, a.dtype, a.context)
+        np.testing.assert_array_equal(got.asnumpy(), a.asnumpy())
+    back["p1"] += 1
+    np.testing.assert_array_equal(back["p0"].asnumpy(), arrays[0].asnumpy())  # its neighbours are untouched
+    np.testing.assert_array_equal(back["p2"].asnumpy(), arrays[2].asnumpy())
+    np.testing.assert_array_equal(back["p1"].asnumpy(), arrays[1].asnumpy() + 1)
+    with open(path, "rb") as f:  # the stream reader ends a run where its window ends, too
+        assert len(mx.nd.load(path)) == len(mx.nd.load_frombuffer(f.read())) == 700
+
+
 def test_truncated_and_corrupt_buffers_raise(tmp_path):
     blob = (FIXTURES / "list-dtypes.nd").read_bytes()
     for cut in (3, 16, 40, len(blob) // 2, len(blob) - 1):

@@ -53,6 +53,9 @@ Loaded = Union[list[ArrayRecord], dict[str, ArrayRecord]]
 
 def type_flag_of(dtype: Any) -> int:
     """The mshadow type flag of a numpy dtype, or MXAsyncError when MXNet 1.9 has none for it."""
+    flag = _FLAG_OF.get(dtype)  # a native-order dtype (what arrays to save nearly always have): no conversion
+    if flag is not None:
+        return flag
     dt = np.dtype(dtype).newbyteorder("=")
     try:
         return _FLAG_OF[dt]

@@ -9,7 +9,7 @@ import stat
 import struct
 import sys
 from collections.abc import Callable
-from typing import IO
+from typing import IO, NamedTuple
 
 import numpy as np
 
@@ -32,6 +32,17 @@ from .format import (
 )
 
 Alloc = Callable[[tuple[int, ...], np.dtype], np.ndarray]
+
+
+class AllocRows(NamedTuple):
+    """How a loader gives a run of small arrays of one shape one allocation: ``alloc(count, shape, dtype)``
+    returns an array of ``count`` rows of that shape to fill and the arrays the rows load as; a block
+    holds at most ``max_bytes``."""
+
+    alloc: Callable[[int, tuple[int, ...], np.dtype], tuple[np.ndarray, list]]
+    max_bytes: int
+
+
 _MAX_BYTES = 2**63 - 1
 _CHUNK = 1 << 20
 _WINDOW = 1 << 20  # a stream's read-ahead: small arrays and headers are parsed out of it
@@ -178,10 +189,10 @@ _DIMS = [struct.Struct(f"<{n}q") for n in range(9)]
 _LE_TYPES = {flag: dt.newbyteorder("<") for flag, dt in TYPE_FLAGS.items()}
 
 
-def _fast_array(r: Reader, alloc: Alloc) -> ArrayRecord | None:
-    """A dense V2 array of at most 8 dimensions whose header and data sit in the reader's window, read
-    with no intermediate call per field; None (nothing consumed) for anything else, which the full
-    reader then takes with its checks and messages."""
+def _fast_header(r: Reader):
+    """The header of a dense V2 array of at most 8 dimensions whose header and data sit in the reader's
+    window: ``(buf, off, head, shape, dtype, nbytes, context)``, or None (nothing consumed) for
+    anything else, which the full reader then takes with its checks and messages."""
     got = r.window(12)
     if got is None:
         return None
@@ -212,10 +223,47 @@ def _fast_array(r: Reader, alloc: Alloc) -> ArrayRecord | None:
         if got is None:
             return None
         buf, off = got
+    return buf, off, head, shape, dtype, nbytes, (dev_type, dev_id)
+
+
+def _fast_array(r: Reader, alloc: Alloc) -> ArrayRecord | None:
+    """One array of :func:`_fast_header`'s kind, read with no intermediate call per field."""
+    found = _fast_header(r)
+    if found is None:
+        return None
+    buf, off, head, shape, dtype, nbytes, context = found
     out = alloc(shape, dtype)
-    out.reshape(-1)[...] = np.frombuffer(buf, dtype, count, off + head)
+    out.reshape(-1)[...] = np.frombuffer(buf, dtype, nbytes // dtype.itemsize, off + head)
     r.skip(head + nbytes)
-    return ArrayRecord(out, (dev_type, dev_id))
+    return ArrayRecord(out, context)
+
+
+def _fast_run(r: Reader, alloc_rows: AllocRows, limit: int) -> list[ArrayRecord] | None:
+    """Up to ``limit`` arrays of :func:`_fast_header`'s kind in a row whose headers are the same bytes
+    (one shape, dtype and context: a file of many small parameters), read as one block into
+    ``alloc_rows``'s rows; None (nothing consumed) when there is no such run."""
+    found = _fast_header(r)
+    if found is None:
+        return None
+    buf, off, head, shape, dtype, nbytes, context = found
+    size = head + nbytes
+    limit = min(limit, alloc_rows.max_bytes // max(nbytes, 1))
+    if limit < 2:
+        return None
+    # as many of them as the window can hold (a file ending sooner: what the first one already showed)
+    buf, off = r.window(min(limit, _WINDOW // size) * size) or r.window(size)
+    limit = min(limit, (len(buf) - off) // size)
+    if limit < 2:
+        return None
+    block = np.frombuffer(buf, np.uint8, limit * size, off).reshape(limit, size)
+    same = (block[:, :head] == block[0, :head]).all(axis=1)
+    n = limit if same.all() else int(same.argmin())
+    if n < 2:
+        return None
+    data, rows = alloc_rows.alloc(n, shape, dtype)
+    data.reshape(n, -1)[...] = block[:n, head:].view(dtype)
+    r.skip(n * size)
+    return [ArrayRecord(row, context) for row in rows]
 
 
 def _read_dims(r: Reader, ndim: int, fmt: str, what: str) -> tuple[int, ...]:
@@ -344,7 +392,8 @@ def _check_semantics(r: Reader, index: int, np_shape: bool) -> None:
                            "to scope the code of loading the ndarray.")
 
 
-def _parse(r: Reader, alloc: Alloc, np_shape: bool | None = None) -> Loaded:
+def _parse(r: Reader, alloc: Alloc, np_shape: bool | None = None,
+           alloc_rows: AllocRows | None = None) -> Loaded:
     magic, _reserved = r.unpack("QQ", "file header")
     if magic != LIST_MAGIC:
         raise r.corrupt(f"file magic is 0x{magic:X}, expected 0x{LIST_MAGIC:X} (not an MXNet NDArray file)", 0)
@@ -355,10 +404,15 @@ def _parse(r: Reader, alloc: Alloc, np_shape: bool | None = None) -> Loaded:
             f"truncated NDArray file: expected at least {4 * count} bytes for the {count} arrays "
             f"the array count announces at byte offset {r.pos}, but only {left} remain"
         )
-    records = []
-    for i in range(count):
+    records: list[ArrayRecord] = []
+    while len(records) < count:
+        i = len(records)
         if np_shape is not None:
-            _check_semantics(r, i, np_shape)
+            _check_semantics(r, i, np_shape)  # a run's arrays share the first one's magic
+        run = _fast_run(r, alloc_rows, count - i) if alloc_rows is not None else None
+        if run is not None:
+            records.extend(run)
+            continue
         rec = _fast_array(r, alloc)
         records.append(rec if rec is not None else read_array(r, i, alloc))
     at = r.pos
@@ -393,18 +447,19 @@ def _parse(r: Reader, alloc: Alloc, np_shape: bool | None = None) -> Loaded:
 
 
 def load_arrays(source: str | os.PathLike[str] | IO[bytes], alloc: Alloc = np_alloc, *,
-                np_shape: bool | None = None) -> Loaded:
+                np_shape: bool | None = None, alloc_rows: AllocRows | None = None) -> Loaded:
     """Read an ``mx.nd.save`` / ``.params`` file from a path or a binary file object, as a stream.
 
     The file is never read whole: each length is checked against what is left before
     anything is allocated, and each array's data is read straight into ``alloc(shape, dtype)``,
     so the peak memory stays near the data's size.  ``np_shape``: as in :func:`loads_arrays`.
+    ``alloc_rows`` (see :data:`AllocRows`) may give runs of small arrays of one shape one block.
     """
     if hasattr(source, "read"):
-        return _parse(StreamReader(source), alloc, np_shape)  # type: ignore[arg-type]
+        return _parse(StreamReader(source), alloc, np_shape, alloc_rows)  # type: ignore[arg-type]
     try:
         f = open(os.fspath(source), "rb")  # noqa: SIM115 -- closed below
     except OSError as e:
         raise os_error(e, f"cannot read NDArray file {os.fspath(source)}: {e.strerror or e}", os.fspath(source)) from e
     with f:
-        return _parse(StreamReader(f), alloc, np_shape)
+        return _parse(StreamReader(f), alloc, np_shape, alloc_rows)

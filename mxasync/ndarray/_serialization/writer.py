@@ -27,74 +27,127 @@ from .format import (
 )
 
 
-def _check_context(ctx: Any, where: str) -> Context:
+def _check_context(ctx: Any, label: Any) -> Context:
     try:
         dev_type, dev_id = (int(v) for v in ctx)
     except (TypeError, ValueError):
-        raise MXAsyncError(f"{where}: context must be a (dev_type, dev_id) pair, got {ctx!r}") from None
+        raise MXAsyncError(f"array {label!r}: context must be a (dev_type, dev_id) pair, got {ctx!r}") from None
     if dev_type not in DEV_TYPES:
-        raise MXAsyncError(f"{where}: unknown device type {dev_type} (known: {DEV_TYPES})")
+        raise MXAsyncError(f"array {label!r}: unknown device type {dev_type} (known: {DEV_TYPES})")
     if not 0 <= dev_id < 2**31:
-        raise MXAsyncError(f"{where}: device id {dev_id} out of range")
+        raise MXAsyncError(f"array {label!r}: device id {dev_id} out of range")
     return dev_type, dev_id
 
 
-def _normalise_item(item: Any, where: str, np_shape: bool) -> ArrayRecord:
+def _normalise_item(item: Any, label: Any, np_shape: bool, contexts: dict) -> ArrayRecord:
+    """``item`` as a checked record; ``label`` (its name or index) only goes into messages, and
+    ``contexts`` keeps each context already checked (a file has one or two of them)."""
     ctx: Any = CPU
+    given = item
     if isinstance(item, tuple) and len(item) == 2 and (item[0] is None or isinstance(item[0], (np.ndarray,
                                                                                               SparseValue))):
         item, ctx = item
-    ctx = _check_context(ctx, where)
+    try:
+        ctx = contexts[ctx]
+    except (KeyError, TypeError):  # new, or unhashable (a list): check it
+        checked = _check_context(ctx, label)
+        if isinstance(ctx, tuple):
+            contexts[ctx] = checked
+        ctx = checked
     if item is None:
         return ArrayRecord(None, ctx)
     if isinstance(item, SparseValue):
         type_flag_of(item.data.dtype)
         return ArrayRecord(item, ctx)
-    arr = np.asarray(item)
+    arr = item if type(item) is np.ndarray else np.asarray(item)
     type_flag_of(arr.dtype)  # refuse before anything is written
     if arr.ndim == 0 and not np_shape:
         # MXNet 1.9 writes such an array as ndim 0, which its own loader then reads as "none".
         raise MXAsyncError(
-            f"{where}: a 0-d array cannot be saved in MXNet's legacy shape format; "
+            f"array {label!r}: a 0-d array cannot be saved in MXNet's legacy shape format; "
             "reshape it to (1,) or save with np_shape=True (MXNet's numpy semantics)"
         )
+    if type(given) is ArrayRecord and given.array is arr and given.context == ctx:
+        return given  # already a checked record (mx.nd.save's): no new tuple per array
     return ArrayRecord(arr, ctx)
 
 
 def _normalise(data: SaveData, np_shape: bool) -> tuple[list[ArrayRecord], list[str]]:
+    contexts: dict = {}
     if isinstance(data, Mapping):
         names = list(data.keys())
         for name in names:
             if not isinstance(name, str):
                 raise MXAsyncError(f"array names must be str, got {name!r}")
-        items = [_normalise_item(data[n], f"array {n!r}", np_shape) for n in names]
+        items = [_normalise_item(data[n], n, np_shape, contexts) for n in names]
         return items, names
     if isinstance(data, (np.ndarray, str, bytes)):
         raise MXAsyncError(f"expected a list or dict of arrays, got {type(data).__name__}")
-    items = [_normalise_item(v, f"array {i}", np_shape) for i, v in enumerate(data)]
+    items = [_normalise_item(v, i, np_shape, contexts) for i, v in enumerate(data)]
     return items, []
+
+
+# Small dense arrays of one shape, dtype and context in a row are written as one block: per-array
+# writes and packs cost more than the bytes for them (a file of 200000 4-element arrays).
+_RUN_ITEM_BYTES = 1 << 16  # arrays above this are written on their own, straight from their memory
+_RUN_BYTES = 1 << 24  # a block's size at most (it is a copy of the arrays)
+
+
+def _dense_head(magic: int, arr: np.ndarray, dev_type: int, dev_id: int) -> bytes:
+    return struct.pack(f"<IiI{arr.ndim}qiii", magic, 0, arr.ndim, *arr.shape, dev_type, dev_id,
+                       type_flag_of(arr.dtype))
+
+
+def _little_endian(arr: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
+
+
+def _write_run(write: Callable[[Any], Any], magic: int, run: list[ArrayRecord]) -> None:
+    """Arrays of one shape, dtype and context: each one's header and data, in one write."""
+    first, (dev_type, dev_id) = run[0]
+    head = np.frombuffer(_dense_head(magic, first, dev_type, dev_id), np.uint8)
+    if not first.size:
+        write(head.tobytes() * len(run))
+        return
+    if len(run) == 1:
+        write(head.tobytes())
+        write(memoryview(_little_endian(first).reshape(-1).view(np.uint8)))
+        return
+    block = np.empty((len(run), head.size + first.nbytes), np.uint8)
+    block[:, :head.size] = head
+    data = block[:, head.size:].view(first.dtype.newbyteorder("<")).reshape((len(run),) + first.shape)
+    for i, (arr, _ctx) in enumerate(run):
+        data[i] = arr
+    write(memoryview(block.reshape(-1)))
 
 
 def _write_all(write: Callable[[Any], Any], items: list[ArrayRecord], names: list[str], np_shape: bool) -> None:
     magic = V3_MAGIC if np_shape else V2_MAGIC
     write(struct.pack("<QQQ", LIST_MAGIC, 0, len(items)))
-    for arr, (dev_type, dev_id) in items:
-        if arr is None:
+    run: list[ArrayRecord] = []
+    run_key, run_bytes = None, 0
+    for item in items:
+        arr = item.array
+        key = (arr.shape, arr.dtype, item.context) if type(arr) is np.ndarray and arr.nbytes <= _RUN_ITEM_BYTES \
+            else None
+        if run and (key is None or key != run_key or run_bytes >= _RUN_BYTES):
+            _write_run(write, magic, run)
+            run = []
+        if key is not None:
+            if not run:
+                run_key, run_bytes = key, 0
+            run.append(item)
+            run_bytes += arr.nbytes
+        elif arr is None:
             write(struct.pack("<Iii", magic, 0, -1 if np_shape else 0))
-            continue
-        if isinstance(arr, SparseValue):
-            _write_sparse(write, magic, arr, dev_type, dev_id)
-            continue
-        head = struct.pack(f"<IiI{arr.ndim}q", magic, 0, arr.ndim, *arr.shape)
-        flag = type_flag_of(arr.dtype)
-        write(head + struct.pack("<iii", dev_type, dev_id, flag))
-        if arr.size:
-            data = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
-            write(memoryview(data.reshape(-1).view(np.uint8)))
+        elif isinstance(arr, SparseValue):
+            _write_sparse(write, magic, arr, *item.context)
+        else:
+            _write_run(write, magic, [item])
+    if run:
+        _write_run(write, magic, run)
     write(struct.pack("<Q", len(names)))
-    for name in names:
-        raw = name.encode("utf-8")
-        write(struct.pack("<Q", len(raw)) + raw)
+    write(b"".join(len(raw).to_bytes(8, "little") + raw for raw in (name.encode("utf-8") for name in names)))
 
 
 def _shape_bytes(shape) -> bytes:
@@ -111,8 +164,7 @@ def _write_sparse(write, magic: int, v: SparseValue, dev_type: int, dev_id: int)
     write(head)
     for a in [v.data, *aux]:
         if a.size:
-            data = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<"))
-            write(memoryview(data.reshape(-1).view(np.uint8)))
+            write(memoryview(_little_endian(a).reshape(-1).view(np.uint8)))
 
 
 def dumps_arrays(data: SaveData, *, np_shape: bool = False) -> bytes:
