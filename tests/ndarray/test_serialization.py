@@ -257,7 +257,7 @@ def test_runs_of_small_arrays_write_the_same_bytes_as_one_by_one(np_shape, monke
     items += [ArrayRecord(rng.standard_normal(4).astype(np.float32)[::-1]) for _ in range(16)]  # not contiguous
     data = {f"a{i}": r for i, r in enumerate(items)}
     runs = dumps_arrays(data, np_shape=np_shape)
-    monkeypatch.setattr(writer, "_RUN_MIN", 10**9)
+    monkeypatch.setattr(writer, "_RUN_BYTES", 1)  # every block ends after its first array
     assert runs == dumps_arrays(data, np_shape=np_shape)
     back = loads_arrays(runs, np_shape=np_shape)
     for name, rec in data.items():
