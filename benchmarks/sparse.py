@@ -1,6 +1,7 @@
 """Sparse kernels, Embedding and softmax CE, and two sparse workloads: mxasync, MXNet 1.9.1 and SciPy by hand.
 
-    python benchmarks/sparse.py [--rounds 3] [--threads 1] [--mxnet /work/venvs/mx191/bin/python] [--out F.json]
+    python benchmarks/sparse.py [--rounds 3] [--threads 1] [--mxnet /work/venvs/mx191/bin/python]
+                                [--before OLD_TREE] [--out F.json]
 
 Each peer runs in its own Python (``--peer mxasync|mxnet|scipy``, alternately, ``--rounds`` times),
 all with the same BLAS/OpenMP thread count (``--threads``); MXNet's child never imports mxasync
@@ -347,11 +348,13 @@ def run_peer(which: str, calls: int, repeat: int, only: str | None) -> dict:
 
 def child(python: str, which: str, args) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" or which.startswith("mxasync")}
+    if which == "mxasync_before":  # another checkout of mxasync (the tree before a change)
+        env["PYTHONPATH"] = os.path.abspath(args.before)
     if which == "mxasync_naive":  # every op runs in the calling thread: the kernel and op path, no engine hand-off
         env["MXASYNC_ENGINE_TYPE"] = "naive"
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "MXNET_CPU_WORKER_NTHREADS"):
         env[var] = str(args.threads)
-    cmd = [python, os.path.abspath(__file__), "--peer", which, "--calls", str(args.calls),
+    cmd = [python, os.path.abspath(__file__), "--peer", "mxasync" if which == "mxasync_before" else which, "--calls", str(args.calls),
            "--repeat", str(args.repeat)] + (["--only", args.only] if args.only else [])
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
     if out.returncode:
@@ -367,6 +370,7 @@ def main(argv=None) -> dict:
     p.add_argument("--threads", type=int, default=1, help="BLAS/OpenMP threads of every peer")
     p.add_argument("--mxnet", default=os.environ.get("MXNET_PYTHON", "/work/venvs/mx191/bin/python"),
                    help="a Python with MXNet 1.9.1 ('' to skip)")
+    p.add_argument("--before", default=None, help="also run the mxasync of this source tree (peer mxasync_before)")
     p.add_argument("--only", default=None, help="run only the cases whose name contains this")
     p.add_argument("--peer", choices=("mxasync", "mxasync_naive", "mxnet", "scipy"), help=argparse.SUPPRESS)
     p.add_argument("--out", default=None, help="also write the JSON here")
@@ -375,6 +379,8 @@ def main(argv=None) -> dict:
         print(json.dumps(run_peer(a.peer, a.calls, a.repeat, a.only)))
         return {}
     peers = {"mxasync": sys.executable, "mxasync_naive": sys.executable, "scipy": sys.executable}
+    if a.before:
+        peers = {"mxasync_before": sys.executable, **peers}
     if a.mxnet and os.path.exists(a.mxnet):
         peers["mxnet"] = a.mxnet
     runs: dict = {}
@@ -400,7 +406,8 @@ def _summary(runs: dict) -> dict:
         row = {}
         for which, ts in per.items():
             row[which] = {k: round(statistics.median(t[k] for t in ts), 3) for k in ("cpu_ms", "wall_ms")}
-        for ours, peer in (("mxasync", "scipy"), ("mxasync", "mxnet"), ("mxasync_naive", "scipy")):
+        for ours, peer in (("mxasync", "scipy"), ("mxasync", "mxnet"), ("mxasync_naive", "scipy"),
+                           ("mxasync", "mxasync_before"), ("mxasync_before", "scipy"), ("mxasync_before", "mxnet")):
             if ours in row and peer in row and row[peer]["cpu_ms"] > 0:
                 row[f"{ours}_cpu_over_{peer}"] = round(row[ours]["cpu_ms"] / row[peer]["cpu_ms"], 3)
         cases[case] = row
