@@ -1,14 +1,14 @@
 """``dot`` on csr / row_sparse / dense operands (MXNet's DotForwardInferStorageType on CPU).
 
-=================================  =============  ==========================================
+=================================  =============  ===================================================
 operands                           output         kernel
-=================================  =============  ==========================================
+=================================  =============  ===================================================
 csr . dense                        dense          SpMM
 csr.T . dense                      row_sparse     SpMM over the columns csr stores only
 csr . row_sparse (no transpose_b)  dense          SpMM
-dense . csr (no transpose_a)       csr            SpMM
+dense . csr (no transpose_a)       csr            SpMM over the used columns, which every row stores
 anything else                      dense          fallback (dense kernel, MXNet's warning)
-=================================  =============  ==========================================
+=================================  =============  ===================================================
 
 ``forward_stype`` picks the output's storage type (a kernel's result is then cast).  The
 gradient of a dense/row_sparse rhs under a csr lhs is ``lhs.T . out_grad``, computed as
