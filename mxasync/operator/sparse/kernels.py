@@ -14,6 +14,8 @@ dense anyway.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...base import MXAsyncError
@@ -116,11 +118,13 @@ def put_rows(xp, a, rows, values) -> None:
     On NumPy, a C-contiguous ``a`` is seen as one opaque item per row, which NumPy scatters with a
     single copy per row instead of its element-wise fancy assignment (about 8x faster for narrow rows).
     """
-    row_bytes = a.dtype.itemsize * (a.size // a.shape[0]) if a.ndim > 1 and a.shape[0] else 0
-    if xp is np and row_bytes and a.flags.c_contiguous and values.shape == (rows.shape[0], *a.shape[1:]):
-        item = np.dtype((np.void, row_bytes))
-        src = np.ascontiguousarray(values, dtype=a.dtype).reshape(rows.shape[0], -1).view(item)[:, 0]
-        a.reshape(a.shape[0], -1).view(item)[rows, 0] = src
+    if rows.shape[0] == 0:
+        return
+    width = a.size // a.shape[0] if a.ndim > 1 else 0
+    if xp is np and width and a.flags.c_contiguous and values.shape == (rows.shape[0], *a.shape[1:]):
+        item = np.dtype((np.void, a.dtype.itemsize * width))
+        src = np.ascontiguousarray(values, dtype=a.dtype).reshape(rows.shape[0], width).view(item)[:, 0]
+        a.reshape(a.shape[0], width).view(item)[rows, 0] = src
         return
     a[rows] = values
 
@@ -161,6 +165,6 @@ def row_sums(xp, idx, values, n: int):
     ``(rows, block)`` with ``rows`` the sorted distinct indices and ``block[r]`` the sum of the rows with
     index ``rows[r]``: a row_sparse gradient of a gather (one sparse product; ``add.at`` is ~15x slower)."""
     rows, inv = unique_inverse(xp, idx, n)
-    flat = values.reshape(inv.shape[0], -1)
+    flat = values.reshape(inv.shape[0], math.prod(values.shape[1:]))  # (not -1: no rows is allowed)
     block = _grouping(xp, inv, rows.shape[0], _sum_dtype(flat.dtype)) @ flat
     return rows, xp.asarray(block, dtype=values.dtype).reshape((rows.shape[0], *values.shape[1:]))

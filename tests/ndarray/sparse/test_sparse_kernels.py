@@ -121,6 +121,16 @@ def test_embedding_gradient_sums_repeated_tokens(sparse_grad):
         assert weight.grad.stype == "row_sparse" and weight.grad.indices.asnumpy().tolist() == [1, 4, 7, 9]
 
 
+@pytest.mark.parametrize("sparse_grad", [False, True])
+def test_embedding_of_no_tokens_has_a_zero_gradient(sparse_grad):
+    weight = mx.nd.ones((5, 3))
+    weight.attach_grad(stype="row_sparse" if sparse_grad else "default")
+    with autograd.record():
+        y = mx.nd.Embedding(mx.nd.zeros((0, 2)), weight, input_dim=5, output_dim=3, sparse_grad=sparse_grad)
+    y.backward()
+    assert y.shape == (0, 2, 3) and not weight.grad.asnumpy().any()
+
+
 def test_embedding_dense_gradient_adds_under_grad_req_add():
     weight = mx.nd.ones((6, 2))
     weight.attach_grad(grad_req="add")
