@@ -60,6 +60,8 @@ class BaseSparseNDArray(NDArray):
     def _aux(self, name: str) -> NDArray:
         v = self._value()
         arr = getattr(v, name)
+        if name != "data":  # the caller may write the indices: the kernels' matrix (a narrowed copy) is rebuilt
+            v.matrix = None
         return NDArray(Chunk(arr, self._ctx), arr)
 
     @property

@@ -29,7 +29,8 @@ def _softmax_view(data: Array, multi_output: bool, preserve_shape: bool) -> tupl
     return data.reshape(data.shape[0], -1), 1
 
 
-def softmax_output(xp: Any, data: Array, multi_output: bool = False, preserve_shape: bool = False) -> Array:
+def softmax_output(xp: Any, data: Array, multi_output: bool = False, preserve_shape: bool = False,
+                   out: Array | None = None) -> Array:
     """Forward: softmax over axis 1 (multi_output), the last axis (preserve_shape) or all but axis 0.
 
     >>> import numpy as np
@@ -38,7 +39,31 @@ def softmax_output(xp: Any, data: Array, multi_output: bool = False, preserve_sh
             [0.25, 0.25]]])
     """
     view, axis = _softmax_view(data, multi_output, preserve_shape)
+    if out is not None and out.dtype == data.dtype and out.flags.c_contiguous:
+        softmax(xp, view, axis=axis, out=_softmax_view(out, multi_output, preserve_shape)[0])
+        return out
     return softmax(xp, view, axis=axis).reshape(data.shape)
+
+
+def _minus_label(xp: Any, y: Array, idx: Array, smooth_alpha: float, multi_output: bool,
+                 into: Array | None) -> tuple[Array, Array | None]:
+    """``y - onehot(idx)`` (smoothed by ``smooth_alpha``), in ``into`` when it can be: (gradient, into or None)."""
+    k = y.shape[1]
+    if multi_output or smooth_alpha and k > 1:
+        cls = xp.arange(k).reshape((1, k) + (1,) * (y.ndim - 2))
+        onehot = (xp.expand_dims(idx, 1) == cls).astype(y.dtype)
+        if smooth_alpha and k > 1:  # MXNet smooths the 2-D case only
+            return y - (onehot * (1.0 - smooth_alpha - smooth_alpha / (k - 1)) + smooth_alpha / (k - 1)), None
+        return y - onehot, None
+    # 1 off each row's label in place of a dense one-hot (K times less work); out-of-range labels: nothing
+    if into is None or into.dtype != y.dtype or not into.flags.c_contiguous:
+        into, grad = None, y.copy()
+    else:
+        grad = into.reshape(y.shape)
+        grad[...] = y
+    rows = xp.nonzero((idx >= 0) & (idx < k))[0]
+    grad[rows, idx[rows]] -= 1
+    return grad, into
 
 
 def softmax_output_backward(
@@ -54,10 +79,12 @@ def softmax_output_backward(
     out_grad: bool = False,
     smooth_alpha: float = 0.0,
     ograd: Array | None = None,
+    into: Array | None = None,
 ) -> Array:
     """Gradient w.r.t. ``data``: ``out - onehot(label)`` (or ``out - label`` for probability labels).
 
-    ``ograd`` is the incoming gradient, used only when ``out_grad`` is true.
+    ``ograd`` is the incoming gradient, used only when ``out_grad`` is true; ``into`` (C-contiguous, of
+    ``out``'s shape and type) may receive the gradient (then it is returned).
 
     >>> import numpy as np
     >>> softmax_output_backward(np, np.array([[0.25, 0.75]]), np.array([1.]))
@@ -67,7 +94,6 @@ def softmax_output_backward(
         grad = (out - label) * grad_scale
         return grad * ograd if out_grad else grad
     y, _ = _softmax_view(out, multi_output, preserve_shape)
-    k = y.shape[1]
     if multi_output:
         full = label.reshape(y.shape[0], -1)
         lab = full
@@ -75,12 +101,7 @@ def softmax_output_backward(
         full = label.reshape(-1)
         lab = full[: y.shape[0]]
     idx = lab.astype(xp.int64)  # MXNet truncates float labels
-    cls = xp.arange(k).reshape((1, k) + (1,) * (y.ndim - 2))
-    onehot = (xp.expand_dims(idx, 1) == cls).astype(y.dtype)
-    if smooth_alpha and k > 1 and not multi_output:  # MXNet smooths the 2-D case only
-        grad = y - (onehot * (1.0 - smooth_alpha - smooth_alpha / (k - 1)) + smooth_alpha / (k - 1))
-    else:
-        grad = y - onehot
+    grad, into = _minus_label(xp, y, idx, smooth_alpha if not multi_output else 0.0, multi_output, into)
     if use_ignore:
         grad *= xp.expand_dims(idx != int(ignore_label), 1).astype(y.dtype)
     # the counts run over the whole label array, as MXNet's do
@@ -95,9 +116,11 @@ def softmax_output_backward(
         raise ValueError(f"SoftmaxOutput: unknown normalization {normalization!r}")
     if multi_output and normalization != "valid":
         scale /= y.shape[2]  # MXNet also averages over the spatial positions
-    grad *= scale
-    grad = grad.reshape(out.shape)
-    return grad * ograd if out_grad else grad
+    if scale != 1.0:
+        grad *= scale
+    if out_grad:
+        return grad.reshape(out.shape) * ograd
+    return into if into is not None else grad.reshape(out.shape)
 
 
 def linear_regression_output(xp: Any, data: Array) -> Array:

@@ -14,8 +14,10 @@ def _scaled(data: Array, temperature: float | None) -> Array:
     return data if temperature is None or temperature == 1.0 else data / temperature
 
 
-def softmax(xp: Any, data: Array, axis: int = -1, temperature: float | None = None, dtype: Any = None) -> Array:
-    """``exp(x/T) / sum(exp(x/T))`` along ``axis``; ``dtype`` casts the result.
+def softmax(xp: Any, data: Array, axis: int = -1, temperature: float | None = None, dtype: Any = None,
+            out: Array | None = None) -> Array:
+    """``exp(x/T) / sum(exp(x/T))`` along ``axis``; ``dtype`` casts the result.  ``out`` (floating, of
+    ``data``'s shape, no ``dtype``) receives it: one pass less than a copy afterwards.
 
     >>> import numpy as np
     >>> softmax(np, np.log(np.array([1., 3.])))
@@ -24,7 +26,10 @@ def softmax(xp: Any, data: Array, axis: int = -1, temperature: float | None = No
     z = _scaled(data, temperature)
     if z.size == 0:  # a zero-size input (NumPy shapes): nothing to normalise
         return z.astype(dtype or z.dtype)
-    e = xp.exp(z - z.max(axis=axis, keepdims=True))
+    if dtype is not None or z.dtype.kind != "f":
+        out = None
+    e = xp.subtract(z, z.max(axis=axis, keepdims=True), out=out)
+    e = xp.exp(e, out=e) if e.dtype.kind == "f" else xp.exp(e)  # in place: no second batch-sized temporary
     e /= e.sum(axis=axis, keepdims=True)
     return e if dtype is None else e.astype(dtype)
 

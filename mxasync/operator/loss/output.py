@@ -66,14 +66,18 @@ class _SoftmaxOutputProperty(_LabelProperty):
         return (d[0],)
 
 
-def _so_bwd(xp, p, og, ins, outs):
+def _so_bwd(xp, p, og, ins, outs, need, into):
+    if not need[0]:
+        return [None, None]
     kw = p.model_dump(exclude={"out_grad"})
-    return [outk.softmax_output_backward(xp, outs[0], ins[1], out_grad=p.out_grad, ograd=og[0], **kw), None]
+    return [outk.softmax_output_backward(xp, outs[0], ins[1], out_grad=p.out_grad, ograd=og[0], into=into[0], **kw),
+            None]
 
 
 defop("SoftmaxOutput", param=SoftmaxOutputParam, base=_SoftmaxOutputProperty, arguments=("data", "label"),
       aliases=("Softmax",), deps="og,in,out",
-      fwd=lambda xp, p, d, lab: outk.softmax_output(xp, d, p.multi_output, p.preserve_shape), bwd=_so_bwd,
+      fwd=lambda xp, p, d, lab, out=None: outk.softmax_output(xp, d, p.multi_output, p.preserve_shape, out=out),
+      bwd=_so_bwd, fwd_out=True, bwd_into=True,
       doc="Softmax forward; backward is the cross-entropy gradient w.r.t. data for the given labels.")
 
 

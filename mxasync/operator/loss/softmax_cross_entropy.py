@@ -31,29 +31,29 @@ class _SoftmaxCEProperty(FunctionalProperty):
         return [d, (d[0],) if d is not None else label], [(1,)], []
 
 
-def _log_softmax(xp, data):
-    x = data.astype(np.float64) if data.dtype != np.float64 else data
-    x = x - x.max(axis=1, keepdims=True)
-    return x - xp.log(xp.exp(x).sum(axis=1, keepdims=True))
-
-
-def _rows(xp, label, n):
-    return xp.arange(n), label.astype(np.int64)
+def _shifted(xp, data, label):
+    """``data - max`` per row, ``log(sum(exp(.)))`` per row, and the rows and label columns, computed in
+    data's floating type (as MXNet does: a float64 copy of the whole batch costs twice the time)."""
+    z = data - data.max(axis=1, keepdims=True)
+    lse = xp.log(xp.exp(z).sum(axis=1))
+    return z, lse, xp.arange(data.shape[0]), label.astype(np.int64)
 
 
 def _fwd(xp, p, data, label):
-    rows, cols = _rows(xp, label, data.shape[0])
-    return (-_log_softmax(xp, data)[rows, cols].sum()).reshape(1).astype(data.dtype)
+    z, lse, rows, cols = _shifted(xp, data, label)
+    return (lse - z[rows, cols]).sum(dtype=np.float64).reshape(1).astype(data.dtype)
 
 
 def _bwd(xp, p, og, ins, outs, need, into):
     data, label = ins
     if need[1]:
         raise ValueError("softmax_cross_entropy: cannot take the gradient with respect to label")
-    g = xp.exp(_log_softmax(xp, data))
-    rows, cols = _rows(xp, label, data.shape[0])
+    z, lse, rows, cols = _shifted(xp, data, label)
+    g = z - lse[:, None]
+    xp.exp(g, out=g)
     g[rows, cols] -= 1.0
-    return [(g * og[0].astype(g.dtype)).astype(data.dtype), None]
+    g *= og[0].astype(g.dtype)
+    return [g.astype(data.dtype, copy=False), None]
 
 
 defop("softmax_cross_entropy", base=_SoftmaxCEProperty, arguments=("data", "label"), fwd=_fwd, bwd=_bwd,

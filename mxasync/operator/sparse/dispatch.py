@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 
+from ...backends import on_switch
 from ..base import ADD_TO, NULL, WRITE_TO, assign
 from . import formats as st
 from .formats import DEFAULT, SparseStore, SparseValue
@@ -67,8 +68,26 @@ class SparsePlan:
             _warn_fallback(prop, self.in_stypes, [DEFAULT] * self.n_out, ctx.device_type)
 
 
+_PLANS: dict = {}
+_PLANS_MAX = 4096
+
+
 def plan_for(prop, ctx, in_stypes, in_shapes, in_types, out_stypes=None) -> SparsePlan:
-    return SparsePlan(prop, ctx, in_stypes, in_shapes, in_types, out_stypes)
+    """The plan of ``prop`` on inputs of these storage types, shapes and types (cached: a training loop
+    calls an op on the same kinds of arrays every step, and the inference rules cost more than a
+    small kernel)."""
+    key = (prop, ctx, tuple(in_stypes), tuple(map(tuple, in_shapes)), tuple(in_types),
+           None if out_stypes is None else tuple(out_stypes))
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = SparsePlan(prop, ctx, in_stypes, in_shapes, in_types, out_stypes)
+        if len(_PLANS) >= _PLANS_MAX:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
+
+
+on_switch(_PLANS.clear)  # a plan holds the kernel of the backend that served its device type
 
 
 def value_of(raw):

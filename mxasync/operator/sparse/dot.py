@@ -1,14 +1,14 @@
 """``dot`` on csr / row_sparse / dense operands (MXNet's DotForwardInferStorageType on CPU).
 
-=================================  =============  ==========================================
+=================================  =============  ===================================================
 operands                           output         kernel
-=================================  =============  ==========================================
+=================================  =============  ===================================================
 csr . dense                        dense          SpMM
 csr.T . dense                      row_sparse     SpMM over the columns csr stores only
 csr . row_sparse (no transpose_b)  dense          SpMM
-dense . csr (no transpose_a)       csr            SpMM
+dense . csr (no transpose_a)       csr            SpMM over the used columns, which every row stores
 anything else                      dense          fallback (dense kernel, MXNet's warning)
-=================================  =============  ==========================================
+=================================  =============  ===================================================
 
 ``forward_stype`` picks the output's storage type (a kernel's result is then cast).  The
 gradient of a dense/row_sparse rhs under a csr lhs is ``lhs.T . out_grad``, computed as
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from . import formats as st
 from .formats import CSR, DEFAULT, RSP, Fallback, SparseValue, register_sparse
-from .kernels import csr_of_dense_result, matrix, stype_of, to_dense_result
+from .kernels import csr_of_dense_result, matrix, stype_of, to_dense_result, unique_inverse
 
 __all__ = ["sparse_dot"]
 
@@ -48,17 +48,11 @@ def _infer(prop, in_stypes):
 
 def sparse_dot(xp, a, b, transpose_a: bool, transpose_b: bool, out_stype: str, dtype):
     """``dot(a, b)`` for values of any storage type, the result in ``out_stype``."""
-    sa = stype_of(a)
-    if sa == CSR and transpose_a and stype_of(b) == DEFAULT and not transpose_b and out_stype == RSP:
-        # csr.T . dense: only the columns the csr stores give non-zero rows
-        cols, inv = xp.unique(a.indices, return_inverse=True)
-        if cols.shape[0] == 0:
-            return st.empty_value(xp, RSP, (a.shape[1], b.shape[1]), dtype)
-        # renumber the stored columns 0..k-1: a (rows x k) matrix on the same data, no column slicing
-        sp = st.sparse_namespace(xp)
-        sub = sp.csr_matrix((a.data, inv.reshape(-1), a.indptr), shape=(a.shape[0], cols.shape[0]))
-        blk = to_dense_result(xp, sub.T @ b, dtype)
-        return SparseValue(RSP, (a.shape[1], b.shape[1]), blk, cols.astype(st.IDX))
+    sa, sb = stype_of(a), stype_of(b)
+    if sa == CSR and transpose_a and sb == DEFAULT and not transpose_b and out_stype == RSP:
+        return _csr_t_dense(xp, a, b, dtype)
+    if sa == DEFAULT and sb == CSR and not transpose_a and not transpose_b and out_stype == CSR:
+        return _dense_csr(xp, a, b, dtype)
     ma, mb = matrix(xp, a, transpose_a), matrix(xp, b, transpose_b)
     if not hasattr(ma, "tocsr") and hasattr(mb, "tocsr"):
         prod = (mb.T @ ma.T).T  # dense . sparse through the sparse operand's own product
@@ -68,6 +62,34 @@ def sparse_dot(xp, a, b, transpose_a: bool, transpose_b: bool, out_stype: str, d
         return csr_of_dense_result(xp, prod, dtype)
     dense = to_dense_result(xp, prod, dtype)
     return dense if out_stype == DEFAULT else st.from_dense(xp, dense, out_stype)
+
+
+def _used_columns(xp, a: SparseValue):
+    """The columns csr ``a`` stores (sorted) and ``a`` on just those, as a (k x rows) csc matrix: a.T
+    renumbered, whose product with a dense operand costs what the stored elements cost."""
+    cols, inv = unique_inverse(xp, a.indices, a.shape[1])
+    sp = st.sparse_namespace(xp)
+    return cols, sp.csc_matrix((a.data, inv, a.indptr), shape=(cols.shape[0], a.shape[0]))
+
+
+def _csr_t_dense(xp, a: SparseValue, b, dtype) -> SparseValue:
+    """csr.T . dense: only the columns the csr stores give (possibly) non-zero rows."""
+    if a.indices.shape[0] == 0:
+        return st.empty_value(xp, RSP, (a.shape[1], b.shape[1]), dtype)
+    cols, a_t = _used_columns(xp, a)
+    return SparseValue(RSP, (a.shape[1], b.shape[1]), to_dense_result(xp, a_t @ b, dtype), cols)
+
+
+def _dense_csr(xp, a, b: SparseValue, dtype) -> SparseValue:
+    """dense . csr -> csr: each row of the result stores the columns ``b`` stores (MXNet's structure)."""
+    m = a.shape[0]
+    if b.indices.shape[0] == 0 or m == 0:
+        return st.empty_value(xp, CSR, (m, b.shape[1]), dtype)
+    cols, b_t = _used_columns(xp, b)
+    block = to_dense_result(xp, b_t @ a.T, dtype).T  # (m x k): a . b on the used columns
+    k = cols.shape[0]
+    return st.csr_value(xp, (m, b.shape[1]), xp.ascontiguousarray(block).reshape(-1), xp.tile(cols, m),
+                        xp.arange(0, (m + 1) * k, k, dtype=st.IDX))
 
 
 def _fwd(xp, prop, op_ctx, ins, out_stypes):

@@ -28,15 +28,17 @@ from .kernels import densify, map_values, rows_of, stype_of
 __all__ = ["dense_apply"]
 
 
-def dense_apply(prop, op_ctx, ins: list) -> list:
-    """Run ``prop``'s dense forward kernel on dense ``ins``; returns its outputs."""
+def dense_apply(prop, op_ctx, ins: list, outs: list | None = None) -> list:
+    """Run ``prop``'s dense forward kernel on dense ``ins``; returns its outputs (written into ``outs``
+    when given: an input there is updated in place by a kernel declared ``fwd_out="inplace"``)."""
     from ...backends import get_backend
 
     ctx = op_ctx.run_ctx.ctx
-    xp = get_backend(ctx.device_type).xp
-    _, shapes, _ = prop.infer_shape([tuple(x.shape) for x in ins])
-    _, types, _ = prop.infer_type([x.dtype for x in ins])
-    outs = [xp.empty(tuple(s), t) for s, t in zip(shapes, types, strict=True)]
+    if outs is None:
+        xp = get_backend(ctx.device_type).xp
+        _, shapes, _ = prop.infer_shape([tuple(x.shape) for x in ins])
+        _, types, _ = prop.infer_type([x.dtype for x in ins])
+        outs = [xp.empty(tuple(s), t) for s, t in zip(shapes, types, strict=True)]
     prop.forward_fn(ctx)(op_ctx, ins, [WRITE_TO] * len(outs), outs, [])
     return outs
 

@@ -39,7 +39,7 @@ from ..base import OperatorProperty
 
 __all__ = ["DEFAULT", "CSR", "RSP", "STYPES", "SparseValue", "SparseStore", "sparse_namespace", "to_dense",
            "from_dense", "empty_value", "as_scipy", "from_scipy", "cast_value", "register_sparse",
-           "rsp_value", "csr_value", "check_stype", "Fallback"]
+           "rsp_value", "csr_value", "check_stype", "Fallback", "matrix_of"]
 
 DEFAULT, CSR, RSP = "default", "csr", "row_sparse"
 STYPES = (DEFAULT, RSP, CSR)
@@ -57,7 +57,7 @@ def check_stype(stype, what: str = "stype") -> str:
 class SparseValue:
     """The content of a sparse array: ``stype``, ``shape``, ``data``, ``indices`` and (csr) ``indptr``."""
 
-    __slots__ = ("stype", "shape", "data", "indices", "indptr")
+    __slots__ = ("stype", "shape", "data", "indices", "indptr", "matrix")
 
     def __init__(self, stype: str, shape: tuple, data, indices, indptr=None):
         self.stype = stype
@@ -65,6 +65,8 @@ class SparseValue:
         self.data = data
         self.indices = indices
         self.indptr = indptr
+        #: the (sp.)csr_matrix of a csr value, made by :func:`matrix_of` on first use (the value never changes)
+        self.matrix = None
 
     @property
     def dtype(self):
@@ -208,6 +210,18 @@ def as_scipy(xp, v: SparseValue):
         indptr[1:] = xp.cumsum(counts)
     cols = xp.tile(xp.arange(n, dtype=IDX), k)
     return sp.csr_matrix((v.data.reshape(-1), cols, indptr), shape=v.shape)
+
+
+def matrix_of(xp, v: SparseValue):
+    """``as_scipy(xp, v)`` kept on a csr value for the kernels' products: SciPy checks and narrows the
+    int64 index arrays each time it builds a matrix (a pass over them and a copy), so it does once.
+    Never hand it to a user (it shares the value's arrays); :func:`as_scipy` makes a new one."""
+    if v.stype != CSR:
+        return as_scipy(xp, v)
+    m = v.matrix
+    if m is None:
+        m = v.matrix = as_scipy(xp, v)
+    return m
 
 
 def from_scipy(xp, m, dtype=None) -> SparseValue:

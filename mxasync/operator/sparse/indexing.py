@@ -14,10 +14,10 @@ from typing import Literal
 
 from ..functional import defop
 from ..params import Field, OpParam
-from ..tensor.indexing import EmbeddingParam, _emb_bwd, _EmbeddingProperty
+from ..tensor.indexing import EmbeddingParam, _emb_bwd, _EmbeddingProperty, embedding_forward
 from . import formats as st
 from .formats import CSR, DEFAULT, RSP, Fallback, SparseValue, register_sparse
-from .kernels import densify, rows_of, stype_of, unique_rows
+from .kernels import check_rows, densify, row_sums, rows_of, stype_of, take_rows, unique_rows
 
 __all__: list[str] = []
 
@@ -134,7 +134,7 @@ def _emb_fwd(xp, prop, op_ctx, ins, out_stypes):
             return [xp.zeros(idx.shape + (p.output_dim,), w.data.dtype)]
         hit = w.indices[pos] == idx
         return [w.data[pos] * hit[..., None].astype(w.data.dtype)]
-    return [w[idx]]
+    return [take_rows(xp, w, idx)]
 
 
 def _emb_bwd_infer(prop, in_stypes, og_stypes):
@@ -147,12 +147,9 @@ def _emb_bwd_sparse(xp, prop, op_ctx, out_grads, ins, outs, grad_stypes):
     og = densify(xp, out_grads[0])
     p = prop.params
     # MXNet's rule: the forward clips, a row_sparse gradient refuses ("input contains data out of bound")
-    unique_rows(xp, d, p.input_dim, f"{prop.op_name}(sparse_grad=True) backward: data for input_dim={p.input_dim}")
-    idx = d.astype("int64").reshape(-1)
-    rows, inv = xp.unique(idx, return_inverse=True)
-    blk = xp.zeros((rows.shape[0], p.output_dim), og.dtype)
-    xp.add.at(blk, inv.reshape(-1), og.reshape(-1, p.output_dim))
-    g = SparseValue(RSP, (p.input_dim, p.output_dim), blk, rows.astype(st.IDX))
+    check_rows(xp, d, p.input_dim, f"{prop.op_name}(sparse_grad=True) backward: data for input_dim={p.input_dim}")
+    rows, blk = row_sums(xp, d.astype("int64").reshape(-1), og.reshape(-1, p.output_dim), p.input_dim)
+    g = SparseValue(RSP, (p.input_dim, p.output_dim), blk, rows)
     return [None, st.cast_value(xp, g, grad_stypes[1]) if grad_stypes[1] else None]
 
 
@@ -161,8 +158,8 @@ class SparseEmbeddingParam(EmbeddingParam):
 
 
 defop("_contrib_SparseEmbedding", param=SparseEmbeddingParam, base=_EmbeddingProperty,
-      arguments=("data", "weight"), deps="og,in", bwd=_emb_bwd,
-      fwd=lambda xp, p, d, w: w[xp.clip(d.astype("int64"), 0, p.input_dim - 1)],
+      arguments=("data", "weight"), deps="og,in", bwd=_emb_bwd, bwd_into=True,
+      fwd=embedding_forward, fwd_out=True,
       doc="Embedding whose weight gradient is row_sparse (only the looked-up rows).")
 
 for _name in ("Embedding", "_contrib_SparseEmbedding"):

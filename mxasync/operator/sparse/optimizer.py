@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from . import formats as st
 from .formats import DEFAULT, RSP, register_sparse
-from .kernels import densify, stype_of
+from .kernels import densify, put_rows, stype_of, take_rows
 
 __all__: list[str] = []
 
@@ -43,11 +43,14 @@ def _update(xp, prop, op_ctx, ins, out_stypes, out=None):
     target = out[0] if out is not None and out[0] is w else (wd if w_sparse else wd.copy())
     if rows.shape[0] == 0:
         return [st.cast_value(xp, target, out_stypes[0])]
-    sub_states = [s[rows] for s in dense_states]
-    new_rows = dense_apply(prop, op_ctx, [wd[rows], g.data, *sub_states])[0]
-    target[rows] = new_rows
+    sub_states = [take_rows(xp, s, rows) for s in dense_states]
+    w_rows = take_rows(xp, wd, rows)
+    # a kernel that updates its weight in place does so on the row copy: no second copy of the rows
+    in_place = getattr(prop, "fwd_out", False) == "inplace"
+    new_rows = dense_apply(prop, op_ctx, [w_rows, g.data, *sub_states], outs=[w_rows] if in_place else None)[0]
+    put_rows(xp, target, rows, new_rows)
     for s, sub in zip(dense_states, sub_states, strict=True):
-        s[rows] = sub  # the kernel updated the row copies of the states in place
+        put_rows(xp, s, rows, sub)  # the kernel updated the row copies of the states in place
     return [st.cast_value(xp, target, out_stypes[0])]
 
 
