@@ -101,9 +101,14 @@ def _graph(heads: list) -> list:
     return sorted(seen.values(), key=lambda n: n.seq)
 
 
-def _run(heads, head_grads, wanted, train_mode: bool, retain_graph: bool, create_graph: bool = False) -> dict:
+def _run(heads, head_grads, wanted, train_mode: bool, retain_graph: bool, create_graph: bool = False,
+         buffer_of=None) -> dict:
     """Push the backward of the graph of ``heads``; returns ``{id(entry): (entry, terms)}`` for
     the variables that received gradient terms.
+
+    ``buffer_of(entry)``: the array a variable's gradient may be written into directly (its ``.grad``
+    under ``grad_req='write'``), or None.  A variable whose gradient is one op's output then gets it
+    there, with no copy afterwards (MXNet's backward writes the gradient buffers themselves).
 
     The tape becomes a graph (tape_graph.py) and the executor's gradient pass
     (:func:`~mxasync.autograd.gradient.build_backward`) says which backward ops run, in which
@@ -128,6 +133,7 @@ def _run(heads, head_grads, wanted, train_mode: bool, retain_graph: bool, create
         if he is not None and arrays[he] is None:
             arrays[he] = g if g is not None else ones(h.shape, h.context, h.dtype)
     final = {e: nid for nid, e in arg_grads.items()}
+    direct = _direct_buffers(ops, final, tg, buffer_of) if buffer_of is not None else {}
     grads: dict = {}  # id(entry) -> (entry, [terms])
     for op in ops:
         if op.writes and op.writes[0] in final:  # a variable's gradient: its terms go to backward() or grad()
@@ -144,7 +150,8 @@ def _run(heads, head_grads, wanted, train_mode: bool, retain_graph: bool, create
             ogs = [arrays[e] if e is not None else None for e in op.og]
             if all(g is None for g in ogs) and node.prop.tape_backward is not None:
                 continue  # no gradient reached a stand-in (its zero output gradients were not made)
-            got = _node_backward(node, ogs, [e is not None for e in op.in_grad], train_mode, create_graph)
+            got = _node_backward(node, ogs, [e is not None for e in op.in_grad], train_mode, create_graph,
+                                 [direct.get(e) for e in op.in_grad] if direct else None)
             for e, g in zip(op.in_grad, got, strict=True):
                 if e is not None:
                     arrays[e] = g
@@ -156,6 +163,17 @@ def _run(heads, head_grads, wanted, train_mode: bool, retain_graph: bool, create
         if tape:
             tape[:] = [n for n in tape if not n.freed]
     return grads
+
+
+def _direct_buffers(ops: list, final: dict, tg: TapeGraph, buffer_of) -> dict:
+    """``{gradient entry: buffer}`` for the variables whose gradient is a single term written by one op."""
+    direct = {}
+    for op in ops:
+        if op.writes and op.writes[0] in final and len(op.reads) == 1:
+            buf = buffer_of(tg.variables[final[op.writes[0]]])
+            if buf is not None:
+                direct[op.reads[0]] = buf
+    return direct
 
 
 _PASSES: dict = {}  # the gradient pass's result per tape structure and wanted variables
@@ -212,9 +230,11 @@ def _add_node(prop, node, sources: list, outputs: list) -> None:
     state.current_tape().append(link)
 
 
-def _node_backward(node, ogs: list, want: list, train_mode: bool, create_graph: bool = False) -> list:
+def _node_backward(node, ogs: list, want: list, train_mode: bool, create_graph: bool = False,
+                   buffers: list | None = None) -> list:
     """The input gradients of a recorded node (None where not wanted) from its output gradients
-    ``ogs`` (None: no gradient reached that output), pushed through the step builder."""
+    ``ogs`` (None: no gradient reached that output), pushed through the step builder; a dense one
+    goes into ``buffers[k]`` when given (a variable's gradient buffer the op itself does not read)."""
     prop, ctx = node.prop, node.ctx
     outs, args = node.outputs, node.inputs
     own = prop.tape_backward  # a TapeOp that is not one op's kernels (tape.py)
@@ -235,7 +255,9 @@ def _node_backward(node, ogs: list, want: list, train_mode: bool, create_graph: 
         if not w:
             in_grads.append(None)
         elif stypes is None or stypes[k] == DEFAULT:
-            in_grads.append(_empty(x.shape, x.dtype, x.context, op_output=True))
+            buf = buffers[k] if buffers is not None else None
+            usable = buf is not None and stypes is None and _fits(buf, x, node, ogs)
+            in_grads.append(buf if usable else _empty(x.shape, x.dtype, x.context, op_output=True))
         else:
             in_grads.append(new_sparse(stypes[k], x.shape, x.dtype, x.context))
     size = max((x.size for x in args), default=0)
@@ -243,6 +265,15 @@ def _node_backward(node, ogs: list, want: list, train_mode: bool, create_graph: 
                 inline=launch_inline(ctx, size)).push(ctx)
     del ogs  # pushed: from now on a dropped chunk waits for this op
     return in_grads
+
+
+def _fits(buf: NDArray, x: NDArray, node, ogs: list) -> bool:
+    """Whether ``buf`` can take the gradient of input ``x`` of ``node``: dense, of ``x``'s shape, dtype and
+    context, and none of the arrays the backward reads (it would then write what it reads)."""
+    if buf.shape != x.shape or buf.dtype != x.dtype or buf.context != x.context or _is_sparse(buf):
+        return False
+    var = buf._chunk.var
+    return all(a is None or a._chunk.var is not var for group in (node.inputs, node.outputs, ogs) for a in group)
 
 
 def _is_sparse(x) -> bool:
@@ -300,7 +331,8 @@ def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: boo
     overwrites its gradient, 'add' accumulates, 'null' leaves it alone.
     Without ``retain_graph`` the graph is freed (a second backward raises).
     """
-    grads = _run(heads, head_grads, lambda e: e.node is None and e.req != NULL, train_mode, retain_graph)
+    grads = _run(heads, head_grads, lambda e: e.node is None and e.req != NULL, train_mode, retain_graph,
+                 buffer_of=lambda e: e.grad if e.req == WRITE_TO and e.grad is not None else None)
     for e, terms in grads.values():
         if e.node is None and e.req != NULL and e.grad is not None:
             _store(e.grad, terms, e.req)

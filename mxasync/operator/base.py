@@ -167,6 +167,9 @@ class OperatorProperty:
     sparse_backward_infer: ClassVar[Callable | None] = None
     #: dense inputs may give sparse outputs (``cast_storage``): imperative calls ask ``infer_storage_type``
     sparse_from_dense: ClassVar[bool] = False
+    #: the forward kernel writes into the planned output (``fwd_out`` of
+    #: :func:`~mxasync.operator.functional.defop`): True under WRITE_TO, "inplace" under WRITE_INPLACE too
+    fwd_out: ClassVar[bool | str] = False
 
     #: the forward kernel is a pure function of its arrays that never calls the engine: a small
     #: imperative call may run it at its push, under the engine's lock (``Engine.push_kernel``)

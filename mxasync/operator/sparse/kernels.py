@@ -107,7 +107,7 @@ def take_rows(xp, a, rows, out=None):
     """``a[rows]`` for integer ``rows`` in range, into ``out`` when given (``take``: NumPy's fancy indexing
     copies narrow rows one by one, several times slower; ``mode="clip"`` because NumPy's default mode
     writes through a temporary when given ``out``)."""
-    if xp is np:
+    if type(a) is np.ndarray:  # NumPy's own arrays take mode=; other namespaces' take has no such argument
         return np.take(a, rows, axis=0, out=out, mode="clip")
     return xp.take(a, rows, axis=0, out=out)
 
@@ -121,7 +121,8 @@ def put_rows(xp, a, rows, values) -> None:
     if rows.shape[0] == 0:
         return
     width = a.size // a.shape[0] if a.ndim > 1 else 0
-    if xp is np and width and a.flags.c_contiguous and values.shape == (rows.shape[0], *a.shape[1:]):
+    # the opaque-row view needs NumPy's void dtype: a NumPy array's own property, not the namespace's
+    if type(a) is np.ndarray and width and a.flags.c_contiguous and values.shape == (rows.shape[0], *a.shape[1:]):
         item = np.dtype((np.void, a.dtype.itemsize * width))
         src = np.ascontiguousarray(values, dtype=a.dtype).reshape(rows.shape[0], width).view(item)[:, 0]
         a.reshape(a.shape[0], width).view(item)[rows, 0] = src

@@ -46,7 +46,7 @@ def _update(xp, prop, op_ctx, ins, out_stypes, out=None):
     sub_states = [take_rows(xp, s, rows) for s in dense_states]
     w_rows = take_rows(xp, wd, rows)
     # a kernel that updates its weight in place does so on the row copy: no second copy of the rows
-    in_place = getattr(prop, "fwd_out", False) == "inplace"
+    in_place = prop.fwd_out == "inplace"
     new_rows = dense_apply(prop, op_ctx, [w_rows, g.data, *sub_states], outs=[w_rows] if in_place else None)[0]
     put_rows(xp, target, rows, new_rows)
     for s, sub in zip(dense_states, sub_states, strict=True):
