@@ -19,6 +19,7 @@ from ..base import MXAsyncError
 from ..operator.registry import get_op
 from ..operator.sparse.formats import DEFAULT, SparseStore
 from ..operator.step import INLINE_ELEMENTS, ForwardPlan, launch_inline
+from ..operator.widen import needs_widening
 from ..runtime.context import current_context, mixable
 from ..runtime.storage import Storage
 from . import _recording as _ag
@@ -45,7 +46,8 @@ class _Plan:
         if any(s is None for s in self.out_shapes):
             raise MXAsyncError(f"{prop.label}: cannot infer the output shape from inputs "
                                f"{[x.shape for x in args]}")
-        self.step = step = ForwardPlan(prop, ctx, is_train, opdef.name)
+        self.step = step = ForwardPlan(prop, ctx, is_train, opdef.name,
+                                       widen=needs_widening((*(x.dtype for x in args), *self.out_types)))
         self.nout = prop.num_outputs()
         self.visible = prop.num_visible_outputs()
         size = 1

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._bfloat16 import is_bfloat16
 from ..backends.registry import generation as backend_generation
 from ..base import MXAsyncError
 from .params import NoParam, OpParam
@@ -352,7 +353,7 @@ def placeholder(xp: Any, shape: tuple, dtype: Any) -> Any:
     leaves out, so a kernel that reads one anyway shows NaN instead of stale data.
     """
     dtype = np.dtype(dtype)
-    fill = np.nan if dtype.kind in "fc" else 0
+    fill = np.nan if dtype.kind in "fc" or is_bfloat16(dtype) else 0
     return xp.broadcast_to(xp.asarray(fill, dtype=dtype), shape)
 
 
