@@ -249,7 +249,7 @@ class BucketingModule(BaseModule):
             raise MXAsyncError("BucketingModule.save_checkpoint: an empty BucketingModule cannot be saved")
         self.save_params(f"{prefix}-{epoch:04d}.params")
         for key in self._buckets:
-            self._call_sym_gen(key)[0].save(f"{prefix}-{key}-symbol.json")
+            self._call_sym_gen(key)[0].save(f"{prefix}-{key}-symbol.json", remove_amp_cast=remove_amp_cast)
         nd.save(f"{prefix}.buckets", nd.array(np.array(list(self._buckets), dtype=np.int32), dtype=np.int32))
 
     @staticmethod

@@ -19,7 +19,6 @@ from ..base import MXAsyncError
 from ..operator.registry import get_op
 from ..operator.sparse.formats import DEFAULT, SparseStore
 from ..operator.step import INLINE_ELEMENTS, ForwardPlan, launch_inline
-from ..operator.widen import needs_widening
 from ..runtime.context import current_context, mixable
 from ..runtime.storage import Storage
 from . import _recording as _ag
@@ -47,7 +46,7 @@ class _Plan:
             raise MXAsyncError(f"{prop.label}: cannot infer the output shape from inputs "
                                f"{[x.shape for x in args]}")
         self.step = step = ForwardPlan(prop, ctx, is_train, opdef.name,
-                                       widen=needs_widening((*(x.dtype for x in args), *self.out_types)))
+                                       dtypes=[*(x.dtype for x in args), *self.out_types])
         self.nout = prop.num_outputs()
         self.visible = prop.num_visible_outputs()
         size = 1

@@ -34,7 +34,7 @@ from .base import ADD_TO, NULL, WRITE_TO, OpContext, placeholder
 from .sparse import formats as st
 from .sparse.dispatch import add_values, dense_backward, execute, plan_for, store, value_of
 from .sparse.formats import DEFAULT, SparseStore
-from .widen import check_bfloat16_backend, needs_widening, widen_backward, widen_forward
+from .widen import widen_backward, widen_forward, widens
 
 __all__ = ["Launch", "ForwardPlan", "BackwardPlan", "accumulate", "INLINE_ELEMENTS", "backward_deps",
            "host_context", "launch_inline"]
@@ -95,14 +95,13 @@ class ForwardPlan:
     __slots__ = ("prop", "ctx", "is_train", "name", "fn", "asynchronous", "resources", "res_vars",
                  "mutate_inputs", "op_ctx", "req", "simple", "_push_kernel")
 
-    def __init__(self, prop, ctx, is_train: bool, name: str | None = None, widen: bool = False):
+    def __init__(self, prop, ctx, is_train: bool, name: str | None = None, dtypes=()):
         self.prop, self.ctx, self.is_train = prop, ctx, is_train
         self.name = name or prop.op_name
         # done when it calls on_complete (SyncBatchNorm meeting its other devices): pushed with push_async
         self.asynchronous = prop.asynchronous(is_train)
         self.fn = prop.forward_async_fn(ctx) if self.asynchronous else prop.forward_fn(ctx)
-        if widen:  # bfloat16 arrays: the kernel runs on float32 stand-ins (widen.py)
-            check_bfloat16_backend(prop.label, ctx)
+        if widens(prop.label, ctx, dtypes):  # half-precision arrays: the kernel runs on float32 stand-ins
             self.fn = widen_forward(_xp(ctx), self.fn, self.asynchronous)
         requests = prop.resources(is_train)
         self.resources = [ResourceManager.get().request(ctx, r) for r in requests] if requests else ()
@@ -138,7 +137,7 @@ class ForwardPlan:
             return Launch(self.name, run, reads, writes, False, inline)
         aux_raw = [a._data for a in aux]
         fn = self.fn
-        if needs_widening(r.dtype for r in (*in_raw, *out_raw, *aux_raw)):
+        if widens(self.prop.label, self.ctx, [r.dtype for r in (*in_raw, *out_raw, *aux_raw)]):
             fn = widen_forward(_xp(self.ctx), fn, self.asynchronous)
         run = self._dense_run(in_raw, req, out_raw, aux_raw, fn)
         return Launch(self.name, run, reads, writes, self.asynchronous, inline)
@@ -291,7 +290,7 @@ class BackwardPlan:
         (writes if self.prop.backward_writes_aux else reads).extend(a._chunk.var for a in aux)
         reads, writes = _dedupe(reads, writes + self.res_vars)
         is_train, res = self.is_train, self.resources
-        widen = needs_widening(r.dtype for r in raws) or needs_widening(a.dtype for a in aux_data)
+        widen = widens(self.prop.label, self.ctx, [r.dtype for r in raws] + [a.dtype for a in aux_data])
         if self.asynchronous:  # done when it calls on_complete (SyncBatchNorm over devices)
             fn = self.prop.backward_async_fn(self.ctx)
             fn = widen_backward(xp, fn, True) if widen else fn

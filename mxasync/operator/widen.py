@@ -1,11 +1,14 @@
-"""bfloat16 kernels computed in float32.
+"""Half-precision kernels computed in float32 on host backends.
 
 NumPy has no bfloat16 arithmetic of its own: ``ml_dtypes`` gives it ufunc loops, but its
 reductions accumulate in bfloat16 (the sum of 1000 ones is 256) and its matmul is a slow generic
-loop.  So an op that reads or writes bfloat16 runs its ordinary kernel on float32 copies: bfloat16
-inputs, outputs and aux states become float32 for the kernel, and the results are rounded back to
-bfloat16 (as oneDNN's bfloat16 kernels in MXNet accumulate in float32).  Arrays of other types pass
-unchanged, so ``Cast`` / ``amp_cast`` from or to bfloat16 work through the same kernels.
+loop.  NumPy's float16 is native, but its matmul has no BLAS (a LeNet step is ~20x slower than in
+float32) and its reductions accumulate in float16, where MXNet accumulates in float32.  So on a host
+backend an op that reads or writes bfloat16 or float16 runs its ordinary kernel on float32 copies:
+those inputs, outputs and aux states become float32 for the kernel, and the results are rounded
+back (as MXNet's half-precision kernels accumulate in float32).  Arrays of other types pass
+unchanged, so ``Cast`` / ``amp_cast`` from or to the half types work through the same kernels.
+Device backends (CuPy) run float16 natively and have no bfloat16 (:func:`widens` raises, naming the op).
 
 :class:`~mxasync.operator.step.ForwardPlan` and ``BackwardPlan`` decide once per plan (the dtypes
 are part of what a plan is cached on) whether to wrap the kernel with :func:`widen_forward` /
@@ -17,35 +20,50 @@ from __future__ import annotations
 import numpy as np
 
 from .._bfloat16 import bfloat16
-from ..backends import get_backend
+from ..backends import get_backend, on_switch
 from ..base import MXAsyncError
 from .base import ADD_TO, NULL
 
-__all__ = ["needs_widening", "check_bfloat16_backend", "widen_forward", "widen_backward"]
+__all__ = ["widens", "widen_forward", "widen_backward"]
 
 _F32 = np.dtype(np.float32)
+_F16 = np.dtype(np.float16)
+_HALF = (_F16, bfloat16)
+_HOST: dict = {}  # device type -> whether its backend computes on host (numpy) arrays
 
 
-def needs_widening(dtypes) -> bool:
-    """Whether any of ``dtypes`` is bfloat16 (then the kernel runs on float32 copies)."""
-    return any(d is not None and d == bfloat16 for d in dtypes)
+def _host(ctx) -> bool:
+    host = _HOST.get(ctx.device_type)
+    if host is None:
+        host = _HOST[ctx.device_type] = bool(get_backend(ctx.device_type).host_memory)
+    return host
 
 
-def check_bfloat16_backend(label: str, ctx) -> None:
-    """Raise, naming the op, when ``ctx``'s backend cannot hold bfloat16 arrays (device memory: CuPy has no
+on_switch(_HOST.clear)  # another backend may serve a device type now
+
+
+def widens(label: str, ctx, dtypes) -> bool:
+    """Whether op ``label``'s kernel on ``ctx`` runs on float32 stand-ins for arrays of ``dtypes``: on host
+    backends when one is float16 or bfloat16.  bfloat16 off the host raises, naming the op (CuPy has no
     bfloat16 type, so neither its kernels nor cuDNN's can be handed one)."""
-    backend = get_backend(ctx.device_type)
-    if not backend.host_memory:
+    found = {d for d in dtypes if d is not None and d in _HALF}
+    if not found:
+        return False
+    if _host(ctx):
+        return True
+    if bfloat16 in found:
+        backend = get_backend(ctx.device_type)
         raise MXAsyncError(f"{label}: bfloat16 is not supported on {ctx} (backend {backend.name}: CuPy has no "
                            "bfloat16 arrays); use float16 on the GPU, or run this op on the CPU")
+    return False
 
 
 def _up(xp, a):
-    return a.astype(_F32) if a.dtype == bfloat16 else a
+    return a.astype(_F32) if a.dtype in _HALF else a
 
 
 class _Narrowing:
-    """The float32 stand-ins for the bfloat16 arrays a kernel writes, and their rounding back."""
+    """The float32 stand-ins for the half-precision arrays a kernel writes, and their rounding back."""
 
     __slots__ = ("pairs",)
 
@@ -53,7 +71,7 @@ class _Narrowing:
         self.pairs = []
 
     def stand_in(self, xp, a, req=None):
-        if a.dtype != bfloat16:
+        if a.dtype not in _HALF:
             return a
         # ADD_TO and aux states start from the current values; NULL outputs are never read back
         wide = a.astype(_F32) if req is None or req == ADD_TO else xp.empty(a.shape, _F32)
@@ -62,12 +80,14 @@ class _Narrowing:
         return wide
 
     def store(self):
-        for narrow, wide in self.pairs:
-            narrow[...] = wide
+        # values beyond float16's range become inf, as a float16 kernel's would (AMP's loss scaler looks for them)
+        with np.errstate(over="ignore"):
+            for narrow, wide in self.pairs:
+                narrow[...] = wide
 
 
 def widen_forward(xp, fn, asynchronous: bool = False):
-    """``fn(op_ctx, in_data, req, out_data, aux[, on_complete])`` on float32 stand-ins for bfloat16 arrays."""
+    """``fn(op_ctx, in_data, req, out_data, aux[, on_complete])`` on float32 stand-ins for half-precision arrays."""
     def prepare(in_data, req, out_data, aux):
         back = _Narrowing()
         ins = [_up(xp, a) for a in in_data]

@@ -118,7 +118,7 @@ def test_gluon_cast_and_save(tmp_path: Path) -> None:
 
 
 def test_bfloat16_off_the_host_names_the_op() -> None:
-    from mxasync.operator.widen import check_bfloat16_backend
+    from mxasync.operator.widen import widens
 
     class _Ctx:
         device_type = "gpu"
@@ -128,4 +128,4 @@ def test_bfloat16_off_the_host_names_the_op() -> None:
     except Exception:
         pytest.skip("no gpu backend registered")
     with pytest.raises(mx.MXNetError, match="FullyConnected: bfloat16 is not supported"):
-        check_bfloat16_backend("FullyConnected", _Ctx())
+        widens("FullyConnected", _Ctx(), [np.dtype("bfloat16")])

@@ -48,7 +48,7 @@ def test_convert_symbol_matches_mxnet(model: str, case: str) -> None:
     kwargs = dict(CASES[case])
     if case.endswith("excluded"):
         kwargs["excluded_sym_names"] = EXCLUDED[model]
-    got = json.loads(amp.convert_symbol(sym, **kwargs).tojson())
+    got = json.loads(amp.convert_symbol(sym, **kwargs).tojson(remove_amp_cast=False))
     want = json.loads((FIX / f"{model}-{case}-symbol.json").read_text())
     assert _graph(got) == _graph(want)
     assert sym.tojson() == before, "the input graph must be left as it was"
@@ -101,3 +101,15 @@ def test_convert_symbol_checks_lists_as_mxnet() -> None:
         amp.convert_symbol(sym, target_dtype_ops=["not_an_op"])
     with pytest.raises(AssertionError):
         amp.convert_symbol(sym, target_dtype="float64")
+
+
+def test_tojson_removes_casts_by_default_as_mxnet() -> None:
+    sym = mx.sym.load(str(FIX / "resnet18-fp32-symbol.json"))
+    converted = amp.convert_symbol(sym, target_dtype="float16")
+    stripped = json.loads(converted.tojson())
+    kept = json.loads(converted.tojson(remove_amp_cast=False))
+    # MXNet 1.9.1 writes only the output cast by default (its RemoveAmpCast rewires consumers, not heads)
+    assert [n["name"] for n in stripped["nodes"] if n["op"] == "amp_cast"] == \
+        ["resnetv10_dense0_fwd_output_amp_cast_float32"]
+    assert sum(n["op"] == "amp_cast" for n in kept["nodes"]) == 24
+    assert "amp_cast" in converted.tojson(remove_amp_cast=False)  # the graph itself keeps its casts
