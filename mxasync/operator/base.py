@@ -169,6 +169,10 @@ class OperatorProperty:
     #: dense inputs may give sparse outputs (``cast_storage``): imperative calls ask ``infer_storage_type``
     sparse_from_dense: ClassVar[bool] = False
 
+    #: on host backends, float16 arrays too go to the kernel as float32 copies, the results rounded back
+    #: (operator/widen.py): the BLAS-bound ops (numpy's float16 matmul has no BLAS); bfloat16 always does
+    float16_in_float32: ClassVar[bool] = False
+
     #: the forward kernel is a pure function of its arrays that never calls the engine: a small
     #: imperative call may run it at its push, under the engine's lock (``Engine.push_kernel``)
     pure_kernel: ClassVar[bool] = False

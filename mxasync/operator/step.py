@@ -101,8 +101,8 @@ class ForwardPlan:
         # done when it calls on_complete (SyncBatchNorm meeting its other devices): pushed with push_async
         self.asynchronous = prop.asynchronous(is_train)
         self.fn = prop.forward_async_fn(ctx) if self.asynchronous else prop.forward_fn(ctx)
-        if widens(prop.label, ctx, dtypes):  # half-precision arrays: the kernel runs on float32 stand-ins
-            self.fn = widen_forward(_xp(ctx), self.fn, self.asynchronous)
+        if widens(prop, ctx, dtypes):  # half-precision arrays: the kernel runs on float32 stand-ins
+            self.fn = widen_forward(_xp(ctx), self.fn, self.asynchronous, prop.mutate_inputs())
         requests = prop.resources(is_train)
         self.resources = [ResourceManager.get().request(ctx, r) for r in requests] if requests else ()
         self.res_vars = [r.var for r in self.resources]
@@ -137,8 +137,8 @@ class ForwardPlan:
             return Launch(self.name, run, reads, writes, False, inline)
         aux_raw = [a._data for a in aux]
         fn = self.fn
-        if widens(self.prop.label, self.ctx, [r.dtype for r in (*in_raw, *out_raw, *aux_raw)]):
-            fn = widen_forward(_xp(self.ctx), fn, self.asynchronous)
+        if widens(self.prop, self.ctx, [r.dtype for r in (*in_raw, *out_raw, *aux_raw)]):
+            fn = widen_forward(_xp(self.ctx), fn, self.asynchronous, self.mutate_inputs)
         run = self._dense_run(in_raw, req, out_raw, aux_raw, fn)
         return Launch(self.name, run, reads, writes, self.asynchronous, inline)
 
@@ -290,7 +290,7 @@ class BackwardPlan:
         (writes if self.prop.backward_writes_aux else reads).extend(a._chunk.var for a in aux)
         reads, writes = _dedupe(reads, writes + self.res_vars)
         is_train, res = self.is_train, self.resources
-        widen = widens(self.prop.label, self.ctx, [r.dtype for r in raws] + [a.dtype for a in aux_data])
+        widen = widens(self.prop, self.ctx, [r.dtype for r in raws] + [a.dtype for a in aux_data])
         if self.asynchronous:  # done when it calls on_complete (SyncBatchNorm over devices)
             fn = self.prop.backward_async_fn(self.ctx)
             fn = widen_backward(xp, fn, True) if widen else fn

@@ -3,10 +3,12 @@
 NumPy has no bfloat16 arithmetic of its own: ``ml_dtypes`` gives it ufunc loops, but its
 reductions accumulate in bfloat16 (the sum of 1000 ones is 256) and its matmul is a slow generic
 loop.  NumPy's float16 is native, but its matmul has no BLAS (a LeNet step is ~20x slower than in
-float32) and its reductions accumulate in float16, where MXNet accumulates in float32.  So on a host
-backend an op that reads or writes bfloat16 or float16 runs its ordinary kernel on float32 copies:
-those inputs, outputs and aux states become float32 for the kernel, and the results are rounded
-back (as MXNet's half-precision kernels accumulate in float32).  Arrays of other types pass
+float32).  So on a host backend an op that reads or writes bfloat16, and a BLAS-bound op
+(``float16_in_float32`` in its declaration: FullyConnected, Convolution, dot, RNN) that reads or
+writes float16, runs its ordinary kernel on float32 copies: those inputs, outputs, aux states and
+inputs the op writes become float32 for the kernel, and the results are rounded back (as MXNet's
+half-precision kernels accumulate in float32).  Other float16 ops keep numpy's float16 kernels
+(and the per-dtype semantics some of them mirror from MXNet, NaN handling for one).  Arrays of other types pass
 unchanged, so ``Cast`` / ``amp_cast`` from or to the half types work through the same kernels.
 Device backends (CuPy) run float16 natively and have no bfloat16 (:func:`widens` raises, naming the op).
 
@@ -42,19 +44,20 @@ def _host(ctx) -> bool:
 on_switch(_HOST.clear)  # another backend may serve a device type now
 
 
-def widens(label: str, ctx, dtypes) -> bool:
-    """Whether op ``label``'s kernel on ``ctx`` runs on float32 stand-ins for arrays of ``dtypes``: on host
-    backends when one is float16 or bfloat16.  bfloat16 off the host raises, naming the op (CuPy has no
-    bfloat16 type, so neither its kernels nor cuDNN's can be handed one)."""
-    found = {d for d in dtypes if d is not None and d in _HALF}
+def widens(prop, ctx, dtypes) -> bool:
+    """Whether op ``prop``'s kernel on ``ctx`` runs on float32 stand-ins for arrays of ``dtypes``: on host
+    backends when one is bfloat16, or float16 for an op declaring ``float16_in_float32``.  bfloat16 off
+    the host raises, naming the op (CuPy has no bfloat16 type, so neither its kernels nor cuDNN's can be
+    handed one)."""
+    found = {np.dtype(d) for d in dtypes if d is not None and d in _HALF}
     if not found:
         return False
     if _host(ctx):
-        return True
+        return bfloat16 in found or prop.float16_in_float32
     if bfloat16 in found:
         backend = get_backend(ctx.device_type)
-        raise MXAsyncError(f"{label}: bfloat16 is not supported on {ctx} (backend {backend.name}: CuPy has no "
-                           "bfloat16 arrays); use float16 on the GPU, or run this op on the CPU")
+        raise MXAsyncError(f"{prop.label}: bfloat16 is not supported on {ctx} (backend {backend.name}: CuPy has "
+                           "no bfloat16 arrays); use float16 on the GPU, or run this op on the CPU")
     return False
 
 
@@ -86,11 +89,12 @@ class _Narrowing:
                 narrow[...] = wide
 
 
-def widen_forward(xp, fn, asynchronous: bool = False):
-    """``fn(op_ctx, in_data, req, out_data, aux[, on_complete])`` on float32 stand-ins for half-precision arrays."""
+def widen_forward(xp, fn, asynchronous: bool = False, mutated=()):
+    """``fn(op_ctx, in_data, req, out_data, aux[, on_complete])`` on float32 stand-ins for half-precision arrays;
+    the inputs at positions ``mutated`` (the op writes them: optimizer states) are written back too."""
     def prepare(in_data, req, out_data, aux):
         back = _Narrowing()
-        ins = [_up(xp, a) for a in in_data]
+        ins = [back.stand_in(xp, a) if i in mutated else _up(xp, a) for i, a in enumerate(in_data)]
         outs = [back.stand_in(xp, o, r) for o, r in zip(out_data, req, strict=True)]
         return back, ins, outs, [back.stand_in(xp, a) for a in aux]
 

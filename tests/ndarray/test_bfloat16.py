@@ -123,9 +123,24 @@ def test_bfloat16_off_the_host_names_the_op() -> None:
     class _Ctx:
         device_type = "gpu"
 
+    class _Prop:
+        label, float16_in_float32 = "FullyConnected", True
+
     try:
         mx.backends.get_backend("gpu")
     except Exception:
         pytest.skip("no gpu backend registered")
     with pytest.raises(mx.MXNetError, match="FullyConnected: bfloat16 is not supported"):
-        widens("FullyConnected", _Ctx(), [np.dtype("bfloat16")])
+        widens(_Prop(), _Ctx(), [np.dtype("bfloat16")])
+
+
+def test_inputs_an_op_writes_are_written_back() -> None:
+    # sgd_mom_update writes its momentum input; reset_arrays zeroes its inputs in place
+    w, g = mx.nd.ones((3,), dtype="bfloat16"), mx.nd.ones((3,), dtype="bfloat16")
+    mom = mx.nd.zeros((3,), dtype="bfloat16")
+    mx.nd.sgd_mom_update(w, g, mom, lr=0.5, momentum=0.9, out=w)
+    assert mom.asnumpy().astype(np.float32).tolist() == [-0.5] * 3
+    assert w.asnumpy().astype(np.float32).tolist() == [0.5] * 3
+    a = mx.nd.ones((2,), dtype="bfloat16")
+    mx.nd.reset_arrays(a, num_arrays=1)
+    assert a.asnumpy().astype(np.float32).tolist() == [0.0, 0.0]

@@ -9,8 +9,9 @@ import numpy as np
 
 from ...._bfloat16 import bfloat16
 from . import symbol_bf16, symbol_fp16
+from .equivalents import LIKE
 
-__all__ = ["symbol_fp16", "symbol_bf16", "OpLists", "target_dtype_of", "lists_module"]
+__all__ = ["symbol_fp16", "symbol_bf16", "OpLists", "target_dtype_of", "lists_module", "listed_ops"]
 
 
 def target_dtype_of(target_dtype) -> np.dtype:
@@ -29,6 +30,23 @@ def target_dtype_of(target_dtype) -> np.dtype:
 
 def lists_module(target_dtype):
     return symbol_fp16 if target_dtype_of(target_dtype) == np.float16 else symbol_bf16
+
+
+def _with_likes(names: list) -> list:
+    """``names`` and the ops of ``LIKE`` that compute like one of them."""
+    listed = set(names)
+    return names + [op for op, like in LIKE.items() if like in listed]
+
+
+def listed_ops(target_dtype) -> set:
+    """Every op name some list of ``target_dtype`` classifies (MXNet 1.9.1's, the NumPy-interface ones and
+    the ``LIKE`` entries whose model op is listed)."""
+    mod = lists_module(target_dtype)
+    names = set()
+    for key, value in vars(mod).items():
+        if key.isupper() and isinstance(value, list):
+            names.update(v[0] if isinstance(v, tuple) else v for v in value)
+    return names | {op for op, like in LIKE.items() if like in names}
 
 
 @dataclass(frozen=True)
@@ -56,9 +74,14 @@ class OpLists:
                                   else mod.CONDITIONAL_FP32_FUNCS):
             conditional.setdefault(op, {}).setdefault(param, []).extend(str(v) for v in values)
         fp32_params = getattr(mod, "BF16_USE_FP32_PARAMS", None) or {}
-        return cls(dt, frozenset(target_ops if target_ops is not None else target),
-                   frozenset(fp32_ops if fp32_ops is not None else mod.FP32_FUNCS),
-                   frozenset(mod.WIDEST_TYPE_CASTS), conditional, frozenset(mod.LOSS_OUTPUT_FUNCTIONS),
+        # the NumPy-interface ops (MXNet 2.0's classification) and mxasync's own (``LIKE``) join the
+        # defaults, not a list the caller gave
+        targets = _with_likes([*target, *mod.NP_TARGET_FUNCS])
+        fp32 = _with_likes([*mod.FP32_FUNCS, *mod.NP_FP32_FUNCS])
+        return cls(dt, frozenset(target_ops if target_ops is not None else targets),
+                   frozenset(fp32_ops if fp32_ops is not None else fp32),
+                   frozenset(_with_likes([*mod.WIDEST_TYPE_CASTS, *mod.NP_WIDEST_TYPE_CASTS])), conditional,
+                   frozenset(mod.LOSS_OUTPUT_FUNCTIONS),
                    {k: [bool(n) for n in v] for k, v in fp32_params.items()})
 
     def is_conditional_fp32(self, op: str, params: dict) -> bool:
