@@ -66,7 +66,11 @@ class AmpCasts:
         dtype = self._cast_to(op, params)
         if dtype is not None:
             keep = lists.fp32_params.get(op, ()) if dtype == lists.target_dtype else ()
-            inputs = [x if i < len(keep) and keep[i] else _cast_array(x, dtype) for i, x in enumerate(inputs)]
+            # inputs the op writes (optimizer states) are never cast: the op must write the array itself
+            written = set(opdef.prepare(**{k: v for k, v in params.items() if k != "ctx"}).mutate_inputs()) \
+                if inputs else ()
+            inputs = [x if (i < len(keep) and keep[i]) or i in written else _cast_array(x, dtype)
+                      for i, x in enumerate(inputs)]
         elif op in lists.widest and any(isinstance(x, NDArray) and x.dtype == _F32 for x in inputs):
             inputs = [_cast_array(x, _F32) if isinstance(x, NDArray) and x.dtype == lists.target_dtype else x
                       for x in inputs]
@@ -78,9 +82,9 @@ class AmpCasts:
         op, lists = node.op.name, self.lists
         dtype = self._cast_to(op, node.attrs)
         if dtype is not None:
-            n_args = len(node.prop.list_arguments())  # aux states are never cast (MXNet's rule)
+            written = set(node.mutable_positions())  # aux states (MXNet's rule) and inputs written in place
             keep = lists.fp32_params.get(op, ()) if dtype == lists.target_dtype else ()
-            node.inputs = [e if i >= n_args or (i < len(keep) and keep[i]) else
+            node.inputs = [e if i in written or (i < len(keep) and keep[i]) else
                            create("amp_cast", [Symbol([e])], {"dtype": dtype.name})._heads[0]
                            for i, e in enumerate(node.inputs)]
         elif op in lists.widest and node.inputs:

@@ -105,3 +105,11 @@ def test_init_rejects_other_dtypes() -> None:
     with pytest.raises(AssertionError, match="float16 or bfloat16"):
         amp.init("float64")
     assert not amp.amp._amp_initialized
+
+
+def test_inputs_an_op_writes_are_never_cast() -> None:
+    amp.init("bfloat16")  # sgd_mom_update is a float32 op in the bfloat16 lists
+    w = mx.nd.ones((3,), dtype="bfloat16")
+    mom = mx.nd.zeros((3,), dtype="bfloat16")
+    mx.nd.sgd_mom_update(w, mx.nd.ones((3,)), mom, lr=0.5, momentum=0.9, out=w)
+    assert mom.asnumpy().astype(np.float32).tolist() == [-0.5] * 3  # the state itself was updated
