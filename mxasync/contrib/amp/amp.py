@@ -226,11 +226,7 @@ def convert_bucketing_module(bucketing_mod, target_dtype="float16", target_dtype
             cast_optional_params=cast_optional_params)
     return BucketingModule.load_dict(symbols, sym_gen=bucketing_mod._sym_gen, arg_params=arg_params,
                                      aux_params=aux_params, default_bucket_key=bucketing_mod._default_bucket_key,
-                                     logger=bucketing_mod.logger, context=bucketing_mod._context,
-                                     work_load_list=bucketing_mod._work_load_list,
-                                     fixed_param_names=bucketing_mod._fixed_param_names,
-                                     state_names=bucketing_mod._state_names, group2ctxs=bucketing_mod._group2ctxs,
-                                     compression_params=bucketing_mod._compression_params)
+                                     **bucketing_mod._module_kwargs)
 
 
 # -- the op lists -------------------------------------------------------------------------------------

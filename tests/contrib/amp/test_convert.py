@@ -113,3 +113,18 @@ def test_tojson_removes_casts_by_default_as_mxnet() -> None:
         ["resnetv10_dense0_fwd_output_amp_cast_float32"]
     assert sum(n["op"] == "amp_cast" for n in kept["nodes"]) == 24
     assert "amp_cast" in converted.tojson(remove_amp_cast=False)  # the graph itself keeps its casts
+
+
+def test_convert_bucketing_module() -> None:
+    def sym_gen(key):
+        fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=4, name="fc")
+        return mx.sym.SoftmaxOutput(fc, name="softmax"), ("data",), ("softmax_label",)
+
+    mod = mx.mod.BucketingModule(sym_gen, default_bucket_key=5)
+    mod.bind(data_shapes=[("data", (2, 5))], label_shapes=[("softmax_label", (2,))])
+    mod.init_params()
+    low = amp.convert_bucketing_module(mod, target_dtype="float16", cast_optional_params=True)
+    assert list(low._buckets) == [5]
+    assert {k: np.dtype(v.dtype).name for k, v in low._curr_module._arg_params.items()} == \
+        {"fc_weight": "float16", "fc_bias": "float16"}
+    assert "amp_cast" in low._buckets[5]._symbol.tojson(remove_amp_cast=False)
