@@ -22,7 +22,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["Seam", "recorder", "executor", "wrap_array", "subgraph", "control_flow", "numpy", "symbol_op"]
+__all__ = ["Seam", "recorder", "executor", "wrap_array", "subgraph", "control_flow", "numpy", "symbol_op",
+           "amp_casts"]
 
 
 class Seam:
@@ -74,3 +75,8 @@ numpy = Seam("numpy")
 #: the symbol layer's ``make(op_name, *args, **kwargs) -> Symbol`` (``mx.sym.<op_name>(...)``): MXNet's legacy
 #: Python ops (``mx.operator.NumpyOp`` / ``NDArrayOp``) make their symbol through it
 symbol_op = Seam("symbol_op")
+#: automatic mixed precision (``mxasync.contrib.amp``): while ``amp.init()`` is in force, an object with
+#: ``ndarray_inputs(opdef, inputs, params) -> (inputs, params)`` (casts before an imperative call) and
+#: ``symbol_inputs(opdef, node, make_cast)`` (casts on a new graph node's inputs); None otherwise, and
+#: nothing installs it on demand (AMP is off until asked for)
+amp_casts = Seam("amp_casts")

@@ -58,16 +58,16 @@ def save_checkpoint(prefix: str, epoch: int, symbol, arg_params: dict[str, NDArr
                     aux_params: dict[str, NDArray], remove_amp_cast: bool = True) -> None:
     """Write ``prefix-symbol.json`` (when ``symbol`` is not None) and ``prefix-%04d.params``; logs
     ``Saved checkpoint to "prefix-%04d.params"`` at INFO, as MXNet does."""
-    params_path = write_checkpoint(prefix, epoch, symbol, arg_params, aux_params)
+    params_path = write_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_cast)
     logging.info('Saved checkpoint to "%s"', params_path)
 
 
 def write_checkpoint(prefix: str, epoch: int, symbol, arg_params: dict[str, NDArray],
-                     aux_params: dict[str, NDArray]) -> str:
+                     aux_params: dict[str, NDArray], remove_amp_cast: bool = True) -> str:
     """:func:`save_checkpoint` without the log line (``Module.save_checkpoint`` logs its own); the params path."""
     sym_path, params_path = checkpoint_paths(prefix, epoch)
     if symbol is not None:
-        write_file(sym_path, symbol.tojson())
+        write_file(sym_path, symbol.tojson(remove_amp_cast))
     save_dict = {f"arg:{k}": v.as_in_context(cpu()) for k, v in arg_params.items()}
     save_dict.update({f"aux:{k}": v.as_in_context(cpu()) for k, v in (aux_params or {}).items()})
     nd_save(params_path, save_dict)

@@ -31,6 +31,7 @@ PACKAGE = Path(mxasync.__file__).parent
 LAYERS = {
     # foundations every layer may use: errors, the class registry, atomic files, the seams' slots
     "base": 0, "registry": 0, "atomic": 0, "_seams": 0, "_numpy_op_doc": 0, "_pyhelpers": 0, "error": 0, "log": 0,
+    "_bfloat16": 0,                                             # the bfloat16 numpy dtype (ml_dtypes)
     "_ctypes_names": 0,                                         # mx.base's ctypes handles and helpers
     "runtime": 1, "engine": 1, "profiler": 1,                  # the last two re-export runtime
     "util": 1,                                                  # env and np-shape helpers; counts GPUs

@@ -378,7 +378,7 @@ class HybridBlock(Block):
                                "once before calling export.")
         sym = self._cached_graph[1]
         sym_file = f"{path}-symbol.json"
-        write_file(sym_file, sym.tojson())
+        write_file(sym_file, sym.tojson(remove_amp_cast))
         arg_names, aux_names = set(sym.list_arguments()), set(sym.list_auxiliary_states())
         arg_dict = {}
         for name, param in self.collect_params().items():

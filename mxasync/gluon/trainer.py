@@ -57,6 +57,8 @@ class Trainer:
         self._contexts = self._check_contexts()
         self._init_optimizer(optimizer, optimizer_params or {})
         self._scale = self._optimizer.rescale_grad
+        #: set by mx.contrib.amp.init_trainer: a LossScaler whose has_overflow(params) skips a step
+        self._amp_loss_scaler = None
         self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
         self._kv_initialized = False
         self._kvstore = None
@@ -245,6 +247,8 @@ class Trainer:
         self._update(ignore_stale_grad)
 
     def _update(self, ignore_stale_grad: bool = False) -> None:
+        if self._amp_loss_scaler is not None and self._amp_loss_scaler.has_overflow(self._params):
+            return  # AMP: gradients with inf/NaN, the step is skipped (the scaler halved the loss scale)
         updates = [[] for _ in self._updaters]
         on_kv = bool(self._kvstore and self._update_on_kvstore)
         for i, param in enumerate(self._params):

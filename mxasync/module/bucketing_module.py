@@ -249,7 +249,7 @@ class BucketingModule(BaseModule):
             raise MXAsyncError("BucketingModule.save_checkpoint: an empty BucketingModule cannot be saved")
         self.save_params(f"{prefix}-{epoch:04d}.params")
         for key in self._buckets:
-            self._call_sym_gen(key)[0].save(f"{prefix}-{key}-symbol.json")
+            self._call_sym_gen(key)[0].save(f"{prefix}-{key}-symbol.json", remove_amp_cast=remove_amp_cast)
         nd.save(f"{prefix}.buckets", nd.array(np.array(list(self._buckets), dtype=np.int32), dtype=np.int32))
 
     @staticmethod
@@ -258,16 +258,38 @@ class BucketingModule(BaseModule):
         if sym_gen is None or default_bucket_key is None:
             raise MXAsyncError("BucketingModule.load: sym_gen and default_bucket_key are required")
         keys = [int(k) for k in nd.load(f"{prefix}.buckets")[0].asnumpy().astype("int32")]
+        symbols = {key: sym.load(f"{prefix}-{key}-symbol.json") for key in keys}
+        if default_bucket_key not in symbols:
+            raise MXAsyncError(f"BucketingModule.load: {prefix}.buckets has no bucket {default_bucket_key!r}")
+        arg_params, aux_params = load_params(prefix, epoch)
+        return BucketingModule._with_buckets(symbols, sym_gen, default_bucket_key, arg_params, aux_params, kwargs,
+                                             per_key_names=True)
+
+    @staticmethod
+    def load_dict(sym_dict=None, sym_gen=None, default_bucket_key=None, arg_params=None, aux_params=None,
+                  **kwargs) -> BucketingModule:
+        """A BucketingModule from ``{bucket_key: symbol}`` and shared params (MXNet's; AMP's
+        ``convert_bucketing_module`` builds its result so)."""
+        for value, what in ((sym_dict, "sym_dict"), (arg_params, "arg_params"), (aux_params, "aux_params"),
+                            (default_bucket_key, "default_bucket_key")):
+            if value is None:
+                raise MXAsyncError(f"BucketingModule.load_dict: {what} is required")
+        return BucketingModule._with_buckets(sym_dict, sym_gen, default_bucket_key, arg_params, aux_params, kwargs,
+                                             per_key_names=False)
+
+    @staticmethod
+    def _with_buckets(symbols: dict, sym_gen, default_bucket_key, arg_params, aux_params, kwargs,
+                      per_key_names: bool) -> BucketingModule:
+        """A module whose buckets run ``symbols``, the default bucket holding the params.  Data and label
+        names come from ``sym_gen`` per key (``load``) or from the default key (``load_dict``, as MXNet)."""
         module = BucketingModule(sym_gen, default_bucket_key, **kwargs)
-        for key in keys:
-            _, data_names, label_names = sym_gen(key)
-            symbol = sym.load(f"{prefix}-{key}-symbol.json")
+        for key, symbol in symbols.items():
+            _, data_names, label_names = sym_gen(key if per_key_names else default_bucket_key)
             module._buckets[key] = Module(symbol, data_names, label_names, **module._module_kwargs)
             if key == default_bucket_key:
                 module._curr_module = module._buckets[key]
         if module._curr_module is None:
-            raise MXAsyncError(f"BucketingModule.load: {prefix}.buckets has no bucket {default_bucket_key!r}")
-        arg_params, aux_params = load_params(prefix, epoch)
+            raise MXAsyncError(f"BucketingModule: no bucket {default_bucket_key!r} among {list(symbols)}")
         module._curr_module._arg_params, module._curr_module._aux_params = arg_params, aux_params
         module._curr_module.params_initialized = True
         module.params_initialized = True

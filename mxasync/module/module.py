@@ -111,7 +111,7 @@ class Module(BaseModule):
                         remove_amp_cast: bool = True) -> None:
         """Write ``prefix-symbol.json``, ``prefix-%04d.params`` (and ``.states``) in MXNet's layout."""
         arg_params, aux_params = self.get_params()
-        _save_checkpoint(prefix, epoch, self._symbol, arg_params, aux_params)
+        _save_checkpoint(prefix, epoch, self._symbol, arg_params, aux_params, remove_amp_cast)
         if save_optimizer_states:
             self.save_optimizer_states(f"{prefix}-{int(epoch):04d}.states")
         self.logger.info('Saved checkpoint to "%s-%04d.params"', prefix, epoch)

@@ -24,6 +24,7 @@ from functools import partial
 
 import numpy as np
 
+from .._bfloat16 import canonical_dtype, is_bfloat16
 from ..backends import get_backend
 from ..base import MXAsyncError
 from ..runtime.context import Context
@@ -93,7 +94,7 @@ def alloc_chunk(shape: tuple, dtype, ctx: Context, xp, op_output: bool = False) 
 
 
 def _alloc_chunk(shape: tuple, dtype, ctx: Context, xp, op_output: bool) -> Chunk:
-    dtype = np.dtype(dtype)
+    dtype = canonical_dtype(dtype)
     if has_registered_storage(ctx.device_type):
         # a plugin device's own memory: its Storage's block, viewed as an array by its backend
         handle = Storage.get(ctx).alloc(dtype.itemsize * _prod(shape))
@@ -118,6 +119,10 @@ def _alloc_chunk(shape: tuple, dtype, ctx: Context, xp, op_output: bool) -> Chun
             base = handle.buffer[:nbytes].view(dtype).reshape(shape)
             return PooledChunk(base, ctx, handle)
         return Chunk(np.empty(shape, dtype), ctx)
+    if is_bfloat16(dtype):
+        raise MXAsyncError(f"cannot allocate a bfloat16 array of shape {tuple(shape)} on {ctx}: its backend "
+                           f"({get_backend(ctx.device_type).name}) has no bfloat16 arrays (CuPy has none); "
+                           "use float16 there, or compute on the CPU")
     return Chunk(xp.empty(shape, dtype), ctx)
 
 

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .._bfloat16 import canonical_dtype
 from ..backends import get_backend
 from ..base import MXAsyncError, MXAsyncValueError
 from ..operator.tensor.init import arange_values
@@ -113,8 +114,8 @@ def array(source, ctx: Context | None = None, dtype=None) -> NDArray:
     if isinstance(source, NDArray):
         dtype = dtype or source.dtype
         return source.astype(dtype).as_in_context(ctx or source.context)
-    if dtype is None:
-        dtype = _DEFAULT_DTYPE  # MXNet 1.x: numpy arrays too (mx.nd.array(np.uint8 image) is float32)
+    # MXNet 1.x: numpy arrays too are float32 by default (mx.nd.array(np.uint8 image) is float32)
+    dtype = _DEFAULT_DTYPE if dtype is None else canonical_dtype(dtype)
     # a numpy array is copied once, straight into the new chunk (np.array first would copy it twice)
     arr = source if isinstance(source, np.ndarray) else np.array(source, dtype=dtype)
     out = empty(arr.shape, ctx, np.dtype(dtype))

@@ -45,7 +45,8 @@ class _Plan:
         if any(s is None for s in self.out_shapes):
             raise MXAsyncError(f"{prop.label}: cannot infer the output shape from inputs "
                                f"{[x.shape for x in args]}")
-        self.step = step = ForwardPlan(prop, ctx, is_train, opdef.name)
+        self.step = step = ForwardPlan(prop, ctx, is_train, opdef.name,
+                                       dtypes=[*(x.dtype for x in args), *self.out_types])
         self.nout = prop.num_outputs()
         self.visible = prop.num_visible_outputs()
         size = 1
@@ -105,6 +106,8 @@ def invoke(op_name: str, inputs: list, out=None, is_train: bool = False, **param
     ``out`` (an NDArray or a list) receives the results instead of new arrays.
     """
     opdef = _OPDEFS.get(op_name) or _opdef(op_name)
+    if _AMP.impl is not None:  # amp.init(): casts to the op's precision first (mxasync/contrib/amp)
+        inputs, params = _AMP.impl.ndarray_inputs(opdef, inputs, params)
     ctx = params.pop("ctx", None) if params else None
     prop = opdef.prepare(**params) if params else opdef.prepare()
     rec = False
@@ -207,7 +210,7 @@ def invoke_binary(op_name: str, a, b):
     Keyed on the op name and the inputs' shapes, dtypes and context, a hit goes
     straight to allocation and the push; anything unusual (autograd too) takes :func:`invoke`.
     """
-    if _ag.active or b._data.__class__ is SparseStore:
+    if _ag.active or _AMP.impl is not None or b._data.__class__ is SparseStore:
         return invoke(op_name, [a, b])
     ad, bd, ctx = a._data, b._data, a._ctx
     key = (op_name, id(ctx), ad.shape, ad.dtype, bd.shape, bd.dtype)  # the plan keeps ctx alive: its id stays its own
@@ -241,7 +244,8 @@ on_switch(_drop_plans)
 def invoke_scalar(op_name: str, a, scalar: float):
     """``invoke(op_name, [a], scalar=scalar)`` for ``a * 2`` and friends: a plan cached per op,
     scalar, shape, dtype and context, then the same short path as :func:`invoke_binary`."""
-    if _ag.active or scalar != scalar or a._data.__class__ is SparseStore:  # recording, a NaN scalar, sparse
+    if _ag.active or _AMP.impl is not None or scalar != scalar or a._data.__class__ is SparseStore:
+        # recording, AMP, a NaN scalar, sparse: the general path
         return invoke(op_name, [a], scalar=scalar)
     ad, ctx = a._data, a._ctx
     key = (op_name, scalar, id(ctx), ad.shape, ad.dtype)  # the plan keeps ctx alive: its id stays its own
@@ -270,6 +274,7 @@ def _check_out(prop, outputs: list, shapes: list) -> None:
 # while recording (``_ag.active`` and this thread's flag), op calls go to autograd's recorder; turning
 # recording on installed it (see _recording.py)
 _RECORDER = _seams.recorder
+_AMP = _seams.amp_casts
 
 # ndarray.py imports this module at its end, once NDArray exists; the other way round, this import
 # comes after every name here is defined, so it works whichever module loads first

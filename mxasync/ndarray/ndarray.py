@@ -19,6 +19,7 @@ from functools import partial
 import numpy as np
 
 from .. import _seams
+from .._bfloat16 import canonical_dtype
 from ..backends import get_backend
 from ..base import MXAsyncError, MXAsyncValueError
 from ..operator.sparse.formats import cast_value
@@ -394,7 +395,7 @@ class NDArray:
         return self if ctx == self._ctx else self.copyto(ctx)
 
     def astype(self, dtype, copy: bool = True) -> NDArray:
-        dtype = np.dtype(dtype)
+        dtype = canonical_dtype(dtype)
         if not copy and dtype == self._data.dtype:
             return self
         if self._recorded():

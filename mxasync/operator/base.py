@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._bfloat16 import is_bfloat16
 from ..backends.registry import generation as backend_generation
 from ..base import MXAsyncError
 from .params import NoParam, OpParam
@@ -170,6 +171,10 @@ class OperatorProperty:
     #: the forward kernel writes into the planned output (``fwd_out`` of
     #: :func:`~mxasync.operator.functional.defop`): True under WRITE_TO, "inplace" under WRITE_INPLACE too
     fwd_out: ClassVar[bool | str] = False
+
+    #: on host backends, float16 arrays too go to the kernel as float32 copies, the results rounded back
+    #: (operator/widen.py): the BLAS-bound ops (numpy's float16 matmul has no BLAS); bfloat16 always does
+    float16_in_float32: ClassVar[bool] = False
 
     #: the forward kernel is a pure function of its arrays that never calls the engine: a small
     #: imperative call may run it at its push, under the engine's lock (``Engine.push_kernel``)
@@ -355,7 +360,7 @@ def placeholder(xp: Any, shape: tuple, dtype: Any) -> Any:
     leaves out, so a kernel that reads one anyway shows NaN instead of stale data.
     """
     dtype = np.dtype(dtype)
-    fill = np.nan if dtype.kind in "fc" else 0
+    fill = np.nan if dtype.kind in "fc" or is_bfloat16(dtype) else 0
     return xp.broadcast_to(xp.asarray(fill, dtype=dtype), shape)
 
 

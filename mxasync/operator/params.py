@@ -29,6 +29,7 @@ from typing import Annotated, Any, ClassVar, Optional
 import numpy as np
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
+from .._bfloat16 import canonical_dtype
 from ..base import MXAsyncError
 from ._loading import LOAD_LOCK
 
@@ -47,7 +48,7 @@ def _to_dtype(v: Any) -> Any:
     if v is None or isinstance(v, str):
         return v
     try:
-        return np.dtype(v).name
+        return canonical_dtype(v).name
     except TypeError:
         return v
 

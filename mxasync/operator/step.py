@@ -34,6 +34,7 @@ from .base import ADD_TO, NULL, WRITE_TO, OpContext, placeholder
 from .sparse import formats as st
 from .sparse.dispatch import add_values, dense_backward, execute, plan_for, store, value_of
 from .sparse.formats import DEFAULT, SparseStore
+from .widen import widen_backward, widen_forward, widens
 
 __all__ = ["Launch", "ForwardPlan", "BackwardPlan", "accumulate", "INLINE_ELEMENTS", "backward_deps",
            "host_context", "launch_inline"]
@@ -94,12 +95,14 @@ class ForwardPlan:
     __slots__ = ("prop", "ctx", "is_train", "name", "fn", "asynchronous", "resources", "res_vars",
                  "mutate_inputs", "op_ctx", "req", "simple", "_push_kernel")
 
-    def __init__(self, prop, ctx, is_train: bool, name: str | None = None):
+    def __init__(self, prop, ctx, is_train: bool, name: str | None = None, dtypes=()):
         self.prop, self.ctx, self.is_train = prop, ctx, is_train
         self.name = name or prop.op_name
         # done when it calls on_complete (SyncBatchNorm meeting its other devices): pushed with push_async
         self.asynchronous = prop.asynchronous(is_train)
         self.fn = prop.forward_async_fn(ctx) if self.asynchronous else prop.forward_fn(ctx)
+        if widens(prop, ctx, dtypes):  # half-precision arrays: the kernel runs on float32 stand-ins
+            self.fn = widen_forward(_xp(ctx), self.fn, self.asynchronous, prop.mutate_inputs())
         requests = prop.resources(is_train)
         self.resources = [ResourceManager.get().request(ctx, r) for r in requests] if requests else ()
         self.res_vars = [r.var for r in self.resources]
@@ -132,7 +135,11 @@ class ForwardPlan:
         if any(map(_sparse, in_raw)) or any(map(_sparse, out_raw)):
             run = self._sparse_run(in_raw, out_raw, [a._data for a in aux], req)
             return Launch(self.name, run, reads, writes, False, inline)
-        run = self._dense_run(in_raw, req, out_raw, [a._data for a in aux])
+        aux_raw = [a._data for a in aux]
+        fn = self.fn
+        if widens(self.prop, self.ctx, [r.dtype for r in (*in_raw, *out_raw, *aux_raw)]):
+            fn = widen_forward(_xp(self.ctx), fn, self.asynchronous, self.mutate_inputs)
+        run = self._dense_run(in_raw, req, out_raw, aux_raw, fn)
         return Launch(self.name, run, reads, writes, self.asynchronous, inline)
 
     def push_dense(self, args: list, outputs: list, aux: list, inline: bool | None) -> None:
@@ -156,8 +163,8 @@ class ForwardPlan:
             writes += [args[i]._chunk.var for i in self.mutate_inputs]
         return _dedupe([a._chunk.var for a in args], writes + self.res_vars)
 
-    def _dense_run(self, in_raw, req, out_raw, aux_raw):
-        is_train, res, fn = self.is_train, self.resources, self.fn
+    def _dense_run(self, in_raw, req, out_raw, aux_raw, fn=None):
+        is_train, res, fn = self.is_train, self.resources, fn or self.fn
         if self.asynchronous:
             def run(rctx, on_complete):
                 fn(OpContext(is_train, rctx, res), in_raw, req, out_raw, aux_raw, on_complete)
@@ -283,13 +290,16 @@ class BackwardPlan:
         (writes if self.prop.backward_writes_aux else reads).extend(a._chunk.var for a in aux)
         reads, writes = _dedupe(reads, writes + self.res_vars)
         is_train, res = self.is_train, self.resources
+        widen = widens(self.prop, self.ctx, [r.dtype for r in raws] + [a.dtype for a in aux_data])
         if self.asynchronous:  # done when it calls on_complete (SyncBatchNorm over devices)
             fn = self.prop.backward_async_fn(self.ctx)
+            fn = widen_backward(xp, fn, True) if widen else fn
 
             def run(rctx, on_complete):
                 fn(OpContext(is_train, rctx, res), out_grad, in_data, out_data, req, in_grad, aux_data, on_complete)
         else:
             fn = self.prop.backward_fn(self.ctx)
+            fn = widen_backward(xp, fn) if widen else fn
 
             def run(rctx):
                 fn(OpContext(is_train, rctx, res), out_grad, in_data, out_data, req, in_grad, aux_data)

@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import os
 
-import numpy as np
-
 from .. import ndarray as nd
 from ..ndarray import NDArray
-from .optimizer import Optimizer, register, zeros_like_state
+from .optimizer import Optimizer, keeps_master, register, zeros_like_state
 
 __all__ = ["LAMB"]
 
@@ -62,7 +60,7 @@ class LAMB(Optimizer):
             master, (mean, var) = state
             g = nd.mp_lamb_update_phase1(weight, grad, mean, var, master, wd=wd, **kwargs)
             nd.lamb_update_phase2(master, g, master.norm(), g.norm(), lr=lr, out=master, **self._bounds())
-            master.copyto(weight)  # the copy casts to float16
+            master.copyto(weight)  # the copy casts to float16 / bfloat16
             return
         mean, var = state
         g = nd.lamb_update_phase1(weight, grad, mean, var, wd=wd, **kwargs)
@@ -104,4 +102,4 @@ class LAMB(Optimizer):
 
     def update_multi_precision(self, index, weight, grad, state) -> None:
         first = weight[0] if isinstance(weight, (list, tuple)) else weight
-        self._each(index, weight, grad, state, self.multi_precision and first.dtype == np.float16)
+        self._each(index, weight, grad, state, self.multi_precision and keeps_master(first.dtype))

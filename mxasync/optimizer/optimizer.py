@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .._bfloat16 import bfloat16
 from ..base import MXAsyncValueError
 from ..ndarray import NDArray, zeros
 from ..ndarray import abs as NDabs  # noqa: N812 - MXNet's name (mx.optimizer.NDabs)
@@ -43,6 +44,15 @@ def _finite(owner: object, name: str, value: Any) -> None:
     if not ok:
         raise MXAsyncValueError(f"{type(owner).__name__}: {name} must be a finite number, got {value!r}")
 
+
+
+def keeps_master(dtype) -> bool:
+    """Whether ``multi_precision`` keeps a float32 master copy of weights of ``dtype``: float16, as in MXNet
+    1.9.1, and bfloat16 too (mxasync's extension: MXNet 1.9.1 checks for float16 only)."""
+    return np.dtype(dtype) in _LOW_PRECISION
+
+
+_LOW_PRECISION = (np.dtype(np.float16), bfloat16)
 
 class Optimizer:
     """Base class of every optimizer (``mx.optimizer.Optimizer``).
@@ -205,12 +215,13 @@ class Optimizer:
         return None
 
     def create_state_multi_precision(self, index, weight: NDArray):
-        """``(float32 master copy, state)`` for float16 weights under ``multi_precision``."""
-        if self.multi_precision and weight.dtype == np.float16:
+        """``(float32 master copy, state)`` for float16 (and bfloat16) weights under ``multi_precision``."""
+        if self.multi_precision and keeps_master(weight.dtype):
             master = weight.astype(np.float32)
             return (master, self.create_state(index, master))
-        if weight.dtype == np.float16:
-            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or slow convergence. "
+        if keeps_master(weight.dtype):
+            warnings.warn(f"Accumulating with {np.dtype(weight.dtype).name} in optimizer can lead to poor accuracy or "
+                          "slow convergence. "
                           "Consider using multi_precision=True option of the optimizer", stacklevel=2)
         return self.create_state(index, weight)
 
@@ -218,8 +229,8 @@ class Optimizer:
         raise NotImplementedError(f"{type(self).__name__}.update")
 
     def update_multi_precision(self, index, weight: NDArray, grad: NDArray, state) -> None:
-        """Update in float32 on the master copy, then cast back into the float16 weight."""
-        if self.multi_precision and weight.dtype == np.float16:
+        """Update in float32 on the master copy, then cast back into the float16 (bfloat16) weight."""
+        if self.multi_precision and keeps_master(weight.dtype):
             master, inner = state
             self.update(index, master, grad.astype(np.float32), inner)
             master.copyto(weight)  # the copy casts; ordered after the update by the engine

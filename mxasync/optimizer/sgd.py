@@ -27,27 +27,29 @@ import numpy as np
 
 from .. import ndarray as nd
 from ..ndarray import NDArray
-from .optimizer import Optimizer, register, zeros_like_state
+from .optimizer import Optimizer, keeps_master, register, zeros_like_state
 
 __all__ = ["SGD"]
 
 
 class _MasterCopyMixin:
-    """MXNet's SGD/NAG keep ``(state, float32 master copy)`` for float16 weights under multi_precision."""
+    """MXNet's SGD/NAG keep ``(state, float32 master copy)`` for float16 (here bfloat16 too) weights under
+    multi_precision."""
 
     def create_state_multi_precision(self, index, weight: NDArray):
-        if self.multi_precision and weight.dtype == np.float16:
+        if self.multi_precision and keeps_master(weight.dtype):
             master = weight.astype(np.float32)
             return (self.create_state(index, master), master)
-        if weight.dtype == np.float16:
-            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or slow convergence. "
+        if keeps_master(weight.dtype):
+            warnings.warn(f"Accumulating with {np.dtype(weight.dtype).name} in optimizer can lead to poor accuracy or "
+                          "slow convergence. "
                           f"Consider using multi_precision=True option of the {type(self).__name__} optimizer",
                           stacklevel=2)
         return self.create_state(index, weight)
 
     def update_multi_precision(self, index, weight, grad, state) -> None:
         first = weight[0] if isinstance(weight, (list, tuple)) else weight
-        if not (self.multi_precision and first.dtype == np.float16):
+        if not (self.multi_precision and keeps_master(first.dtype)):
             self.update(index, weight, grad, state)
             return
         if not isinstance(index, (list, tuple)):

@@ -79,7 +79,7 @@ class _Traced:
         self.input_names = self.symbol.list_inputs()
         if len(set(self.input_names)) != len(self.input_names):
             raise AssertionError(f"The inputs of the subgraph don't have unique names: {self.input_names}")
-        self.json = self.symbol.tojson()
+        self.json = self.symbol.tojson(remove_amp_cast=False)
 
     def _entry(self, entry):
         node, index, version = entry

@@ -45,7 +45,8 @@ def _probe(prop, kind: str) -> bool:
     if n == 0:
         return False
     rule = prop.infer_shape if kind == "shape" else prop.infer_type
-    probes = _PROBES if kind == "shape" else (np.dtype("float64"), np.dtype("int32"))
+    # float16 and float32 too: amp_cast passes other types through but changes these
+    probes = _PROBES if kind == "shape" else tuple(map(np.dtype, ("float64", "int32", "float16", "float32")))
     try:
         for p in probes:
             for i in range(n):  # any single known input must determine every output
@@ -96,13 +97,15 @@ def var_hints(g: IndexedGraph, kind: str) -> dict[int, Any]:
     return out
 
 
-def infer_graph(g: IndexedGraph, known: dict[int, Any], kind: str) -> list:
+def infer_graph(g: IndexedGraph, known: dict[int, Any], kind: str, hints: bool = True) -> list:
     """Per entry id the inferred shape (tuple) or dtype (``np.dtype``), None when unknown.
 
-    ``known`` maps variable node ids to their given values.
+    ``known`` maps variable node ids to their given values; ``hints``: the variables' own
+    ``__shape__`` / ``__dtype__`` attributes count too (MXNet's passes that re-infer a rewritten
+    graph, AMP's among them, leave them out).
     """
     vals: list = [None] * g.num_entries
-    for nid, v in {**var_hints(g, kind), **known}.items():
+    for nid, v in {**(var_hints(g, kind) if hints else {}), **known}.items():
         vals[g.entry_ptr[nid]] = _norm(v, kind)
     ops = [i for i, n in enumerate(g.nodes) if not n.is_variable]
     done = bytearray(len(g.nodes))  # ran with every entry known: running again can change nothing

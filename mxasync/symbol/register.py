@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _seams
 from ..base import MXAsyncError
 from ..operator.registry import get_op
 from ._naming import AttrScope, NameManager
@@ -25,6 +26,7 @@ from ._node import Node, hide_keys
 __all__ = ["create", "make_function"]
 
 # how MXNet initialises aux states it creates (its FSetInputVarAttrOnCompose of BatchNorm & co.)
+_AMP = _seams.amp_casts
 _AUX_INIT = {"moving_mean": '["zero", {}]', "moving_var": '["one", {}]', "moving_inv_var": '["one", {}]'}
 
 
@@ -99,6 +101,8 @@ def create(op_name: str, args: list, kwargs: dict[str, Any], name: str | None = 
                 child.version += 1
             entry = (child, entry[1], child.version)
         node.inputs.append(entry)
+    if _AMP.impl is not None:  # amp.init(): casts on the inputs by the op's precision (mxasync/contrib/amp)
+        _AMP.impl.symbol_node(node)
     # a NumPy-interface symbol in (mx.sym.np._Symbol), its class out: legacy ops inside use_np blocks
     cls = type(args[0]) if args and type(args[0]) is not Symbol else Symbol
     return cls([(node, i, 0) for i in range(node.num_visible())])

@@ -232,16 +232,17 @@ class Symbol(ArithMixin):
 
         return infer_type(self, args, kwargs, partial=True)
 
-    def tojson(self) -> str:
-        """The graph in MXNet 1.9.1's JSON format (byte-compatible)."""
+    def tojson(self, remove_amp_cast: bool = True) -> str:
+        """The graph in MXNet 1.9.1's JSON format (byte-compatible).  ``remove_amp_cast`` (MXNet 1.9's default):
+        consumers of ``amp_cast`` / ``amp_multicast`` read their inputs instead (casts that are outputs stay)."""
         from ._serialize import to_json
 
-        return to_json(self)
+        return to_json(without_amp_casts(self) if remove_amp_cast else self)
 
-    def save(self, fname: str) -> None:
+    def save(self, fname: str, remove_amp_cast: bool = True) -> None:
         from ..atomic import write_file
 
-        write_file(fname, self.tojson())
+        write_file(fname, self.tojson(remove_amp_cast))
 
     def debug_str(self) -> str:
         lines = ["Symbol Outputs:"] + [f"\toutput[{i}]={n}" for i, n in enumerate(self.list_outputs())]
@@ -276,12 +277,33 @@ class Symbol(ArithMixin):
         return f"<Symbol group [{', '.join(self.list_outputs())}]>"
 
     def __getstate__(self):
-        return {"json": self.tojson()}
+        return {"json": self.tojson(remove_amp_cast=False)}
 
     def __setstate__(self, state):
         from ._serialize import from_json
 
         self._heads = from_json(state["json"])._heads
+
+
+def without_amp_casts(sym: Symbol) -> Symbol:
+    """A copy of ``sym`` whose nodes read the inputs of the ``amp_cast`` / ``amp_multicast`` nodes they read
+    (MXNet's RemoveAmpCast pass); ``sym`` itself is unchanged, and so is a graph without casts."""
+    nodes = sym._nodes()
+    if not any(n.op is not None and n.op.name in ("amp_cast", "amp_multicast") for n in nodes):
+        return sym
+    copy, _ = sym._deepcopy()
+    for n in copy._nodes():  # inputs first: a cast's own inputs are rewired before its consumers
+        n.inputs = [_cast_source(e) for e in n.inputs]
+    return copy
+
+
+def _cast_source(entry):
+    node = entry[0]
+    if node.op is not None and node.op.name == "amp_cast":
+        return node.inputs[0]
+    if node.op is not None and node.op.name == "amp_multicast":
+        return node.inputs[entry[1]]
+    return entry
 
 
 def Variable(name: str, attr: dict | None = None, shape: tuple | None = None, lr_mult: float | None = None,

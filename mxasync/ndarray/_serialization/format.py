@@ -7,6 +7,7 @@ from typing import Any, NamedTuple, Union
 
 import numpy as np
 
+from mxasync._bfloat16 import bfloat16
 from mxasync.base import MXAsyncError
 from mxasync.operator.sparse.formats import SparseValue
 
@@ -20,7 +21,7 @@ DEV_TYPES: dict[int, str] = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared
 #: MXNet's NDArrayStorageType ids.
 STORAGE_TYPES: dict[int, str] = {-1: "undefined", 0: "default", 1: "row_sparse", 2: "csr"}
 STYPE_IDS = {"row_sparse": 1, "csr": 2}
-#: mshadow type flags MXNet 1.9.1 can load; 12 (bfloat16) has no numpy dtype.
+#: mshadow type flags MXNet 1.9.1 can load (12: bfloat16, ml_dtypes' type: the same 16 bits as MXNet's).
 TYPE_FLAGS: dict[int, np.dtype] = {
     0: np.dtype("float32"),
     1: np.dtype("float64"),
@@ -30,6 +31,7 @@ TYPE_FLAGS: dict[int, np.dtype] = {
     5: np.dtype("int8"),
     6: np.dtype("int64"),
     7: np.dtype("bool"),
+    12: bfloat16,
 }
 _FLAG_OF = {dt: flag for flag, dt in TYPE_FLAGS.items()}
 BFLOAT16_FLAG = 12

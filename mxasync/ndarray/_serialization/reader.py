@@ -17,7 +17,6 @@ from mxasync.base import MXAsyncError, os_error
 from mxasync.operator.sparse.formats import SparseValue
 
 from .format import (
-    BFLOAT16_FLAG,
     CPU,
     DEV_TYPES,
     LIST_MAGIC,
@@ -280,8 +279,6 @@ def _read_body(r: Reader, shape: tuple[int, ...], what: str, alloc: Alloc) -> Ar
     if dev_type not in DEV_TYPES:
         raise r.corrupt(f"unknown device type {dev_type} for {what} (known: {DEV_TYPES})", at)
     if flag not in TYPE_FLAGS:
-        if flag == BFLOAT16_FLAG:
-            raise MXAsyncError(f"{what} at byte offset {at} is bfloat16 (type flag 12), which mxasync does not support")
         raise r.corrupt(f"unknown type flag {flag} for {what}", at + 8)
     dtype = TYPE_FLAGS[flag]
     count, extent = 1, dtype.itemsize

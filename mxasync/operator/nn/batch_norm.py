@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+import numpy as np
+
 from ..base import ADD_TO, NULL, WRITE_TO, Operator, OperatorProperty, assign
 from ..kernels import batch_norm as bnk
 from ..numpy_overrides import register_numpy
@@ -94,8 +96,8 @@ class BatchNormProperty(OperatorProperty):
 
     def infer_type(self, in_types):
         t = in_types[0]
-        # MXNet keeps gamma/beta/statistics in float32 for float16 data
-        pt = "float32" if t is not None and str(t) == "float16" else t
+        # MXNet keeps gamma/beta/statistics in float32 for float16 and bfloat16 data (their AccReal)
+        pt = "float32" if t is not None and str(np.dtype(t)) in ("float16", "bfloat16") else t
         return [t, pt, pt], [t, pt, pt], [pt, pt]
 
     def declare_backward_dependency(self, out_grad, in_data, out_data):

@@ -60,6 +60,8 @@ def _conv_kw(p, deconv=False):
 
 
 class _ConvProperty(FunctionalProperty):
+    float16_in_float32 = True
+
     deconv = False
 
     def infer_shape(self, in_shapes):

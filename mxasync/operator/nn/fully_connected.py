@@ -28,6 +28,8 @@ class FullyConnectedParam(OpParam):
 
 
 class _FCProperty(FunctionalProperty):
+    float16_in_float32 = True
+
     def infer_shape(self, in_shapes):
         p = self.params
         d, w = in_shapes[0], in_shapes[1]
@@ -111,6 +113,8 @@ def _t(x, flag, batch=False):
 
 
 class _DotProperty(FunctionalProperty):
+    float16_in_float32 = True
+
     arguments = ("lhs", "rhs")
     batch = False
 

@@ -110,6 +110,8 @@ def _outputs(p):
 
 
 class _RNNProperty(FunctionalProperty):
+    float16_in_float32 = True
+
     def list_arguments(self):
         return _arguments(self.params)
 

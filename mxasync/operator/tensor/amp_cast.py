@@ -1,10 +1,11 @@
-"""The casts of MXNet's automatic mixed precision: ``amp_cast`` and ``amp_multicast`` (amp_cast.cc).
+"""The casts of MXNet's automatic mixed precision: ``amp_cast`` and ``amp_multicast`` (amp_cast.h).
 
-They touch only the AMP types float16 and float32 (MXNet's bfloat16 has no numpy type here):
+They touch only the AMP types float16, bfloat16 and float32:
 
-* ``amp_cast(data; dtype)``: a float16/float32 input becomes ``dtype``; any other input is passed on unchanged;
-* ``amp_multicast(*data; num_outputs, cast_narrow)``: the float16/float32 inputs all become the widest of
-  them (the narrowest with ``cast_narrow``); the others are passed on unchanged.
+* ``amp_cast(data; dtype)``: an AMP-typed input becomes ``dtype``; any other input is passed on unchanged;
+* ``amp_multicast(*data; num_outputs, cast_narrow)``: the AMP-typed inputs all become one type, MXNet's
+  rule: float32 when any input is float32, else the first input's type; with ``cast_narrow``, float16
+  (or bfloat16) when any input has it, else float32.  The others are passed on unchanged.
 
 The gradients are cast back to each input's dtype.
 
@@ -19,25 +20,38 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
+from ..._bfloat16 import bfloat16
 from ..functional import FunctionalProperty, defop
 from ..params import DType, OpParam
 
-__all__ = ["AmpCastParam", "AmpMultiCastParam"]
+__all__ = ["AmpCastParam", "AmpMultiCastParam", "AMP_TYPES"]
 
-_AMP = (np.dtype(np.float16), np.dtype(np.float32))
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+#: the types the AMP casts change; every other type passes through them
+AMP_TYPES = (_F16, _F32, bfloat16)
 
 
 class AmpCastParam(OpParam):
-    dtype: DType = Field(description="the type float16 and float32 inputs are cast to")
+    dtype: DType = Field(description="the type float16, bfloat16 and float32 inputs are cast to")
 
 
 class AmpMultiCastParam(OpParam):
     num_outputs: int = Field(ge=1, description="the number of inputs (and outputs)")
-    cast_narrow: bool = Field(False, description="cast to the narrowest of the float16/float32 inputs, not the widest")
+    cast_narrow: bool = Field(False, description="cast to the narrowest of the AMP-typed inputs, not the widest")
 
 
 def _amp(t) -> bool:
-    return t is not None and np.dtype(t) in _AMP
+    return t is not None and np.dtype(t) in AMP_TYPES
+
+
+def multicast_target(types: list, cast_narrow: bool):
+    """The one type amp_multicast gives its AMP-typed inputs (MXNet's AMPMultiCastType), or None if unknown."""
+    if cast_narrow:
+        found = [np.dtype(t) for t in types if _amp(t) and np.dtype(t) != _F32]
+        return found[-1] if found else _F32
+    if any(_amp(t) and np.dtype(t) == _F32 for t in types):
+        return _F32
+    return np.dtype(types[0]) if types and types[0] is not None else None
 
 
 class _AmpCastProperty(FunctionalProperty):
@@ -52,7 +66,7 @@ class _AmpCastProperty(FunctionalProperty):
 
 
 def _amp_cast(xp, p, x):
-    return x.astype(p.dtype) if x.dtype in _AMP else x.copy()
+    return x.astype(p.dtype) if x.dtype in AMP_TYPES else x.copy()
 
 
 class _AmpMultiCastProperty(FunctionalProperty):
@@ -69,17 +83,13 @@ class _AmpMultiCastProperty(FunctionalProperty):
 
     def infer_type(self, in_types):
         self._check(len(in_types))
-        amp = [np.dtype(t) for t in in_types if _amp(t)]
-        if not amp:
-            return list(in_types), list(in_types), []
-        target = (min if self.params.cast_narrow else max)(amp, key=lambda d: d.itemsize)
+        target = multicast_target(in_types, self.params.cast_narrow)
         return list(in_types), [target if _amp(t) else t for t in in_types], []
 
 
 def _amp_multicast(xp, p, *data):
-    amp = [x.dtype for x in data if x.dtype in _AMP]
-    target = (min if p.cast_narrow else max)(amp, key=lambda d: d.itemsize) if amp else None
-    return [x.astype(target) if x.dtype in _AMP else x.copy() for x in data]
+    target = multicast_target([x.dtype for x in data], p.cast_narrow)
+    return [x.astype(target) if x.dtype in AMP_TYPES else x.copy() for x in data]
 
 
 def _cast_back(xp, p, og, ins, outs):
@@ -87,8 +97,10 @@ def _cast_back(xp, p, og, ins, outs):
 
 
 defop("amp_cast", param=AmpCastParam, base=_AmpCastProperty, fwd=_amp_cast, bwd=_cast_back, deps="og,in",
-      doc="Casts a float16/float32 ``data`` to ``dtype`` (other types pass unchanged); the gradient is cast back.")
+      doc="Casts a float16/bfloat16/float32 ``data`` to ``dtype`` (other types pass unchanged); the gradient "
+          "is cast back.")
 defop("amp_multicast", param=AmpMultiCastParam, base=_AmpMultiCastProperty, var_args="num_outputs",
       args=lambda p: [f"data_{i}" for i in range(p.num_outputs)], fwd=_amp_multicast, bwd=_cast_back,
-      deps="og,in", doc="Casts the float16/float32 inputs to the widest (``cast_narrow``: narrowest) of them; "
-                        "other types pass unchanged; the gradients are cast back.")
+      deps="og,in", doc="Casts the float16/bfloat16/float32 inputs to one type (float32 if any is, else the first "
+                        "input's; ``cast_narrow``: the narrowest); other types pass unchanged; the gradients are "
+                        "cast back.")
