@@ -77,6 +77,8 @@ class MetricsLog:
 def plot_curves(rows: list[dict], path: str | Path) -> bool:
     """Draw train/val accuracy and loss per epoch into ``path``; False when matplotlib is missing."""
     try:
+        import matplotlib  # noqa: F401  (first: a blocked matplotlib counts as missing, whatever is cached)
+
         # a Figure with its own Agg canvas: pyplot and matplotlib.use() would change the process's backend
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
