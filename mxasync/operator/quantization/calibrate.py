@@ -23,39 +23,56 @@ class CalibrateEntropyParam(OpParam):
     num_quantized_bins: int = Field(default=255, gt=0)
 
 
-def _smooth(p, eps=F32(1e-4)):
-    zeros = p == 0
-    n_zeros = int(zeros.sum())
-    n_nonzeros = p.size - n_zeros
-    if not n_nonzeros:
-        return None
-    eps1 = F32(eps * F32(n_zeros) / F32(n_nonzeros))
-    if eps1 >= 1:
-        return None
-    return (p + np.where(zeros, eps, -eps1)).astype(F32)
+_EPS = F32(1e-4)
+_BLOCK = 16  # candidate thresholds evaluated together (rows of one 2-D array)
 
 
-def _divergence(hist, start, stop, nq):
-    sliced = hist[start:stop].astype(np.int64)  # MXNet keeps the clipped counts as integers
-    sliced[0] = 0
-    p = hist[start:stop].astype(F32)
-    p[0] = F32(hist[:start + 1].sum(dtype=F32))
-    p[-1] = F32(hist[stop - 1:].sum(dtype=F32))
-    merged = sliced.size // nq
-    bins = sliced[:nq * merged].reshape(nq, merged).sum(axis=1)
-    bins[-1] += sliced[nq * merged:].sum()
-    q = np.zeros(sliced.size, F32)
-    for j in range(nq):
-        lo, hi = j * merged, (sliced.size if j == nq - 1 else (j + 1) * merged)
-        norm = np.count_nonzero(sliced[lo:hi])
-        if norm:
-            q[lo:hi] = np.where(p[lo:hi] != 0, F32(F32(bins[j]) / F32(norm)), F32(0))
-    p, q = _smooth(p), _smooth(q)
-    if q is None or p is None:
-        return F32(np.inf)
-    p = p / p.sum(dtype=F32)
-    q = q / q.sum(dtype=F32)
-    return F32((p * np.log(p / q)).sum(dtype=F32))
+def _sequential_sum(v, axis=-1):
+    """Float32 sums added left to right, as MXNet's ``std::accumulate`` (its rounding decides near-ties);
+    trailing zeros (the padding of shorter rows) leave a row's sum unchanged."""
+    return np.cumsum(v, axis=axis, dtype=F32).take(-1, axis=axis)
+
+
+def _smooth(p, valid):
+    """MXNet's ``SmoothDistribution`` per row: zeros get 1e-4, taken off the non-zeros; None rows
+    (all zero, or too many zeros) come back as a False entry of the second result."""
+    zeros = (p == 0) & valid
+    n_zeros = zeros.sum(axis=1)
+    n_nonzeros = valid.sum(axis=1) - n_zeros
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eps1 = (_EPS * n_zeros.astype(F32) / n_nonzeros.astype(F32)).astype(F32)
+    ok = (n_nonzeros > 0) & (eps1 < 1)
+    out = np.where(valid, p + np.where(zeros, _EPS, -eps1[:, None]), F32(0)).astype(F32)
+    return out, ok
+
+
+def _divergences(hist, seq_prefix, centre: int, steps: np.ndarray, nq: int) -> np.ndarray:
+    """KL(p || q) for the thresholds ``steps`` bins either side of the centre bin (one row each)."""
+    starts, lens = centre - steps, 2 * steps + 1
+    width = int(lens.max())
+    cols = np.arange(width)
+    valid = cols[None, :] < lens[:, None]
+    idx = np.minimum(starts[:, None] + cols[None, :], hist.size - 1)
+    p = np.where(valid, hist[idx], F32(0)).astype(F32)
+    sliced = p.astype(np.int64)  # MXNet keeps the clipped counts as integers, its first one 0
+    sliced[:, 0] = 0
+    p[:, 0] = seq_prefix[starts]  # everything left of the threshold folds into the end bins
+    last = lens - 1
+    p[np.arange(len(steps)), last] = [_sequential_sum(hist[s + n - 1:]) for s, n in zip(starts, lens, strict=True)]
+    merged = lens // nq
+    which = np.minimum(cols[None, :] // merged[:, None], nq - 1)
+    flat = (np.arange(len(steps))[:, None] * nq + which)[valid]
+    bins = np.bincount(flat, weights=sliced[valid], minlength=len(steps) * nq).astype(F32).reshape(-1, nq)
+    norm = np.bincount(flat, weights=(sliced != 0)[valid], minlength=len(steps) * nq).reshape(-1, nq)
+    spread = np.where(norm > 0, bins / np.where(norm > 0, norm, 1).astype(F32), F32(0)).astype(F32)
+    q = np.where(valid & (p != 0), np.take_along_axis(spread, which, axis=1), F32(0)).astype(F32)
+    p, p_ok = _smooth(p, valid)
+    q, q_ok = _smooth(q, valid)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = p / _sequential_sum(p)[:, None]
+        q = q / _sequential_sum(q)[:, None]
+        terms = np.where(valid, p * np.log(p / q), F32(0)).astype(F32)
+    return np.where(p_ok & q_ok, _sequential_sum(terms), F32(np.inf)).astype(F32)
 
 
 def entropy_threshold(hist, hist_edges, num_quantized_bins: int = 255) -> tuple[np.float32, np.float32]:
@@ -66,14 +83,13 @@ def entropy_threshold(hist, hist_edges, num_quantized_bins: int = 255) -> tuple[
     if edges.size != num_bins + 1:
         raise ValueError(f"_contrib_calibrate_entropy: hist has {num_bins} bins but hist_edges "
                          f"{edges.size} edges (needs {num_bins + 1})")
-    zero = num_bins // 2
-    half = num_quantized_bins // 2
-    best, best_i = F32(np.finfo(F32).max), half
-    for i in range(half, zero + 1):
-        d = _divergence(hist, zero - i, zero + i + 1, num_quantized_bins)
-        if d < best:
-            best, best_i = d, i
-    return F32(edges[zero + best_i + 1]), best
+    centre, half = num_bins // 2, num_quantized_bins // 2
+    seq_prefix = np.cumsum(hist, dtype=F32)
+    steps = np.arange(half, centre + 1)
+    div = np.concatenate([_divergences(hist, seq_prefix, centre, steps[k:k + _BLOCK], num_quantized_bins)
+                          for k in range(0, steps.size, _BLOCK)])
+    best = int(np.argmin(div))  # the first minimum, as MXNet's strict '<' scan
+    return F32(edges[centre + steps[best] + 1]), F32(div[best])
 
 
 class _CalibrateProperty(FunctionalProperty):

@@ -189,16 +189,19 @@ def _quantized_forward(p, x, run):
     if bias is not None:
         b_q = saturate(np, bias.astype(F32) * (w_scales * data_scale).astype(F32), np.int32)
         acc += b_q.reshape((1, -1) + (1,) * (acc.ndim - 2))
-    if not p.calibrated():
+    if p.calibrated():
+        out_type = np.uint8 if output_unsigned(p) else np.int8
+        lo, hi = F32(p.min_calib_range), F32(p.max_calib_range)
+        out_scale = quantize_scale(out_type, lo, hi)
+        requant = (out_scale / data_scale / w_scales).astype(F32)
+        y = acc.astype(F32) * requant.reshape((1, -1) + (1,) * (acc.ndim - 2))
+    else:  # int32 out, in the accumulator's own scale
+        out_type = np.int32
         lo, hi = range_for_multiplication(w_lo, w_hi, d_lo, d_hi, b_unsigned=data.dtype == np.uint8)
-        return acc, lo, hi
-    out_type = np.uint8 if output_unsigned(p) else np.int8
-    lo, hi = F32(p.min_calib_range), F32(p.max_calib_range)
-    out_scale = quantize_scale(out_type, lo, hi)
-    requant = (out_scale / data_scale / w_scales).astype(F32)
-    y = acc.astype(F32) * requant.reshape((1, -1) + (1,) * (acc.ndim - 2))
-    if p.with_act and not (act.alg == "bounded_relu" and not p.with_sum):  # the saturation clips relu6 (MXNet)
-        y = apply_eltwise(np, y, act, alpha_scale=out_scale)
+        out_scale = F32(data_scale * w_scales[0])
+        y = acc.astype(F32)
+    if p.with_act and not (act.alg == "bounded_relu" and not p.with_sum and p.calibrated()):
+        y = apply_eltwise(np, y, act, alpha_scale=out_scale)  # relu6 without a sum: the saturation clips it
     if p.with_sum:
         y = y + x["sum"].astype(F32) * F32(out_scale / quantize_scale(x["sum"].dtype, scalar(x["sum_min"]),
                                                                            scalar(x["sum_max"])))
@@ -206,7 +209,7 @@ def _quantized_forward(p, x, run):
         y = apply_eltwise(np, y, post, alpha_scale=out_scale)
     # MKLDNN writes a fused sum into the sum input's own memory: an int8 sum saturates at 127
     # even where the node's output is uint8 (its bytes are then read as uint8)
-    store = x["sum"].dtype if p.with_sum else out_type
+    store = x["sum"].dtype if p.with_sum and out_type != np.int32 else out_type
     return saturate(np, y, store).astype(out_type), lo, hi
 
 

@@ -83,8 +83,13 @@ def _quantize(xp, p, data, lo, hi):
     lo, hi = scalar(lo), scalar(hi)
     r = max_abs(lo, hi)
     if p.out_type == "int8":
-        return to_quantized(xp, data, F32(127) / r, np.int8), range_array(xp, -r), range_array(xp, r)
-    return to_quantized(xp, data, F32(255) / r, np.uint8), range_array(xp, lo), range_array(xp, hi)
+        return to_quantized(xp, data, _over(F32(127), r), np.int8), range_array(xp, -r), range_array(xp, r)
+    return to_quantized(xp, data, _over(F32(255), r), np.uint8), range_array(xp, lo), range_array(xp, hi)
+
+
+def _over(levels, r):
+    """``levels / r``; a zero range (an all-zero bias) quantizes everything to 0, as MXNet ends up doing."""
+    return F32(levels / r) if r else F32(0)
 
 
 class _QuantizeV2Property(QuantizedProperty):
@@ -117,8 +122,8 @@ def _quantize_v2(xp, p, data):
     out = out_type_for(p.out_type, p.min_calib_range, p.max_calib_range)
     r = max_abs(lo, hi)
     if out == "uint8":
-        return to_quantized(xp, data, UINT8_RANGE / r, np.uint8), range_array(xp, lo), range_array(xp, hi)
-    return to_quantized(xp, data, INT8_RANGE / r, np.int8), range_array(xp, -r), range_array(xp, r)
+        return to_quantized(xp, data, _over(UINT8_RANGE, r), np.uint8), range_array(xp, lo), range_array(xp, hi)
+    return to_quantized(xp, data, _over(INT8_RANGE, r), np.int8), range_array(xp, -r), range_array(xp, r)
 
 
 class _DequantizeProperty(QuantizedProperty):

@@ -14,6 +14,9 @@ from mxasync.operator.quantization import _int_gemm
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "quantization"
 MANIFEST = json.loads((FIXTURES / "ops.json").read_text())
+# outputs that may differ in the last bit: the KL divergence's float32 logs (numpy's log vs glibc's logf);
+# the threshold chosen from them is compared exactly
+LAST_BIT = {("_contrib_calibrate_entropy", 1)}
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +36,10 @@ def test_matches_mxnet(case, arrays):
         want = arrays[f"{case}/out{i}"]
         got = out.asnumpy()
         assert got.dtype == want.dtype, f"{case} output {i}: {got.dtype} != MXNet's {want.dtype}"
-        np.testing.assert_array_equal(got, want, err_msg=f"{case} output {i}")
+        if (m["op"], i) in LAST_BIT:
+            np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=f"{case} output {i}")
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=f"{case} output {i}")
 
 
 def test_float_gemm_is_exact_at_its_bounds():
