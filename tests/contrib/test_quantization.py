@@ -112,3 +112,11 @@ def test_bad_arguments_name_what_is_wrong():
         q.quantize_model(sym, args, aux, quantized_dtype="int4", calib_mode="none")
     with pytest.raises(ValueError, match="calib_data"):
         q.quantize_model(sym, args, aux, calib_mode="naive")
+
+
+def test_channel_wise_granularity_gives_mxnets_outputs():
+    with np.load(FIXTURES / "resnet-io.npz") as d:
+        x, want = d["calib"], d["naive_channel_wise"]
+    qnet = q.quantize_net_v2(_fp32("resnet"), quantize_granularity="channel-wise", calib_mode="naive",
+                             calib_data=mx.io.NDArrayIter(mx.nd.array(x), batch_size=4), ctx=mx.cpu())
+    _assert_close_to_mxnet(qnet(mx.nd.array(x)).asnumpy(), want)

@@ -107,7 +107,7 @@ def quantize_graph(sym, arg_params, aux_params, ctx=cpu(), excluded_sym_names=No
     if not isinstance(ctx, Context):
         raise ValueError(f"currently only supports single ctx, while received {ctx}")
     qsym, calib_layer = quantize_symbol(sym, excluded_sym_names or [], excluded_op_names or [],
-                                        list(arg_params), quantized_dtype)
+                                        list(arg_params), quantized_dtype, quantize_granularity)
     collector = None
     if calib_mode is not None and calib_mode != "none":
         collector = _make_collector(calib_mode, quantized_dtype, calib_layer, logger, LayerOutputCollector)

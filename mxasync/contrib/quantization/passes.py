@@ -39,8 +39,8 @@ def _quantizable(node: dict, excluded_names, excluded_ops) -> bool:
 
 
 class _Quantizer:
-    def __init__(self, g: Graph, quantized_dtype: str, offline: set[str]):
-        self.g, self.dtype, self.offline = g, quantized_dtype, offline
+    def __init__(self, g: Graph, quantized_dtype: str, offline: set[str], channel_wise: bool):
+        self.g, self.dtype, self.offline, self.channel_wise = g, quantized_dtype, offline, channel_wise
         self.b = GraphBuilder()
         self.float_of: dict[tuple[int, int], list] = {}   # old entry -> new float entry
         self.quant_of: dict[tuple[int, int], tuple] = {}  # old entry -> (q, min, max) new entries
@@ -75,6 +75,11 @@ class _Quantizer:
             inputs = [data[0]] + [self.float_entry(e) if k != sum_pos else summed[0] for k, e in enumerate(ins[1:], 1)]
             inputs += [data[1], data[2]] + ([summed[1], summed[2]] if summed else [])
             new = self.b.add(op, name, inputs, {**node["attrs"], "quantized": "true"}, node.get("subgraphs"))
+        elif op == "_sg_mkldnn_fully_connected" and self.channel_wise:  # float weights, scaled per channel
+            data = self.quant_entry(ins[0])
+            inputs = [data[0]] + [self.float_entry(e) for e in ins[1:]] + [data[1], data[2]]
+            attrs = {**node["attrs"], "quantized": "True", "channel_wise_quantize": "True"}
+            new = self.b.add(op, name, inputs, attrs, node.get("subgraphs"))
         elif op == "_sg_mkldnn_fully_connected":
             data = self.quant_entry(ins[0])
             params = [self._offline(e) for e in ins[1:]]
@@ -112,10 +117,12 @@ def _sum_position(node: dict):
     return conv_argument_names(p).index("sum")
 
 
-def quantize_symbol(sym, excluded_sym_names=(), excluded_op_names=(), offline_params=(), quantized_dtype="int8"):
-    """(quantized symbol, names of the float outputs to calibrate), MXNet's ``_quantize_symbol``."""
+def quantize_symbol(sym, excluded_sym_names=(), excluded_op_names=(), offline_params=(), quantized_dtype="int8",
+                    quantize_granularity="tensor-wise"):
+    """(quantized symbol, names of the float outputs to calibrate), MXNet's ``_quantize_symbol``;
+    channel-wise granularity keeps FullyConnected weights in float32, scaled per output channel."""
     g = Graph.from_symbol(sym)
-    qz = _Quantizer(g, quantized_dtype, set(offline_params))
+    qz = _Quantizer(g, quantized_dtype, set(offline_params), quantize_granularity == "channel-wise")
     for i, node in enumerate(g.nodes):
         data_quantized = bool(node["inputs"]) and (node["inputs"][0][0], node["inputs"][0][1]) in qz.quant_of
         wanted = _quantizable(node, set(excluded_sym_names), set(excluded_op_names))
