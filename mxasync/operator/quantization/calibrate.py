@@ -20,7 +20,7 @@ F32 = np.float32
 
 
 class CalibrateEntropyParam(OpParam):
-    num_quantized_bins: int = Field(default=255, gt=0)
+    num_quantized_bins: int = Field(default=255, gt=0, description="the number of quantized levels the histogram is merged into (255 for int8, 511 for a uint8 range from 0)")
 
 
 _EPS = F32(1e-4)

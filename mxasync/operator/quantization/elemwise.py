@@ -8,7 +8,7 @@ from typing import Literal, Optional
 import numpy as np
 
 from ..functional import defop
-from ..params import OpParam
+from ..params import Field, OpParam
 from ._scales import F32, INT8_RANGE, INT32_MAX, LIMITS, UINT8_RANGE, max_abs, range_array, saturate, scalar
 from .quantize import RANGED_OUTPUTS, QuantizedProperty
 
@@ -37,7 +37,7 @@ class QuantizedBinaryParam(OpParam):
 
 
 class QuantizedMulParam(QuantizedBinaryParam):
-    enable_float_output: bool = False
+    enable_float_output: bool = Field(default=False, description="give the float32 product instead of int8 / int32")
 
 
 class _QuantizedBinaryProperty(QuantizedProperty):

@@ -28,7 +28,7 @@ from ..functional import FunctionalProperty, defop
 from ..kernels._runner import PLAIN
 from ..kernels.conv import convolution as convk
 from ..numpy_overrides import register_numpy
-from ..params import OpParam
+from ..params import Field, OpParam
 from ..registry import get_op
 from ._fused import apply_eltwise, channel_weight_scales, eltwise_of, subgraph_ops, tensor_weight_scale
 from ._int_gemm import int_conv
@@ -39,14 +39,14 @@ __all__ = ["SgConvParam"]
 
 
 class SgConvParam(OpParam):
-    with_bn: bool = False
-    with_act: bool = False
-    with_sum: bool = False
-    with_postsum_act: bool = False
-    quantized: bool = False
+    with_bn: bool = Field(default=False, description="a BatchNorm follows the convolution (folded into its weights)")
+    with_act: bool = Field(default=False, description="an activation follows (before any sum)")
+    with_sum: bool = Field(default=False, description="the result is added to the 'sum' input (elemwise_add)")
+    with_postsum_act: bool = Field(default=False, description="an activation follows the sum")
+    quantized: bool = Field(default=False, description="int8 / uint8 data with its range; weights quantized at run time")
     min_calib_range: Optional[float] = None
     max_calib_range: Optional[float] = None
-    subgraph: str = ""
+    subgraph: str = Field(default="", description="the fused subgraph as symbol JSON (MXNet's 'subgraphs' field)")
 
     @model_validator(mode="before")
     @classmethod

@@ -19,7 +19,7 @@ import numpy as np
 from ..functional import FunctionalProperty, defop
 from ..kernels._runner import PLAIN
 from ..numpy_overrides import register_numpy
-from ..params import OpParam
+from ..params import Field, OpParam
 from ..registry import get_op
 from ._fused import apply_eltwise, channel_weight_scales, eltwise_of, round_away, subgraph_ops
 from ._int_gemm import int_matmul
@@ -32,13 +32,14 @@ _UNSIGNED_ELTWISE = ("square", "sqrt", "exp", "abs")
 
 
 class SgFCParam(OpParam):
-    quantized: bool = False
-    enable_float_output: bool = False
-    with_eltwise: bool = False
+    quantized: bool = Field(default=False, description="int8 / uint8 data with its range")
+    enable_float_output: bool = Field(default=False, description="give float32 (a dequantize folded in)")
+    with_eltwise: bool = Field(default=False, description="an activation or eltwise op of the subgraph follows")
     min_calib_range: Optional[float] = None
     max_calib_range: Optional[float] = None
-    channel_wise_quantize: Optional[bool] = None
-    subgraph: str = ""
+    channel_wise_quantize: Optional[bool] = Field(
+        default=None, description="float32 weights quantized per output channel at run time (else int8 inputs)")
+    subgraph: str = Field(default="", description="the fused subgraph as symbol JSON (MXNet's 'subgraphs' field)")
 
     def calibrated(self) -> bool:
         return self.min_calib_range is not None and self.max_calib_range is not None

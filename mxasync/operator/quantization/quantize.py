@@ -15,7 +15,7 @@ from typing import Literal, Optional
 import numpy as np
 
 from ..functional import FunctionalProperty, defop
-from ..params import OpParam
+from ..params import Field, OpParam
 from ._scales import (
     F32,
     INT8_RANGE,
@@ -37,17 +37,18 @@ NUMBERED_OUTPUTS = ("output0", "output1", "output2")  # MXNet names quantize's o
 
 
 class QuantizeParam(OpParam):
-    out_type: Literal["int8", "uint8"] = "uint8"
+    out_type: Literal["int8", "uint8"] = Field(default="uint8", description="the quantized type")
 
 
 class QuantizeV2Param(OpParam):
-    out_type: Literal["auto", "int8", "uint8"] = "int8"
+    out_type: Literal["auto", "int8", "uint8"] = Field(
+        default="int8", description="the quantized type; auto: uint8 for a calibrated range from 0, else int8")
     min_calib_range: Optional[float] = None
     max_calib_range: Optional[float] = None
 
 
 class DequantizeParam(OpParam):
-    out_type: Literal["float32"] = "float32"
+    out_type: Literal["float32"] = Field(default="float32", description="the float type of the output")
 
 
 class RequantizeParam(QuantizeV2Param):
