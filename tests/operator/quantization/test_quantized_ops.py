@@ -25,7 +25,11 @@ def arrays():
         return dict(d)
 
 
-@pytest.mark.parametrize("case", sorted(MANIFEST))
+# one entropy search (2 s) runs by default, the other with the slow tests
+CASES = [pytest.param(c, marks=pytest.mark.slow) if c == "calibrate_entropy_255" else c for c in sorted(MANIFEST)]
+
+
+@pytest.mark.parametrize("case", CASES)
 def test_matches_mxnet(case, arrays):
     m = MANIFEST[case]
     inputs = [mx.nd.array(a, dtype=a.dtype) for a in (arrays[f"{case}/in{i}"] for i in range(m["num_inputs"]))]
