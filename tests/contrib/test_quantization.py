@@ -120,3 +120,17 @@ def test_channel_wise_granularity_gives_mxnets_outputs():
     qnet = q.quantize_net_v2(_fp32("resnet"), quantize_granularity="channel-wise", calib_mode="naive",
                              calib_data=mx.io.NDArrayIter(mx.nd.array(x), batch_size=4), ctx=mx.cpu())
     _assert_close_to_mxnet(qnet(mx.nd.array(x)).asnumpy(), want)
+
+
+def test_quantize_model_without_fusion_uses_the_plain_quantized_ops():
+    sym, args, aux = mx.model.load_checkpoint(str(FIXTURES / "resnet-fp32"), 0)
+    with np.load(FIXTURES / "resnet-io.npz") as d:
+        x, fp32 = d["calib"], d["fp32"]
+    calib = mx.io.NDArrayIter(mx.nd.array(x), batch_size=4)
+    qsym, qargs, qaux = q.quantize_model(sym, args, aux, ctx=mx.cpu(), calib_mode="naive", calib_data=calib,
+                                         quantized_dtype="int8", label_names=None)
+    ops = {n["op"] for n in json.loads(qsym.tojson())["nodes"]}
+    assert {"_contrib_quantized_conv", "_contrib_quantized_fully_connected", "_contrib_requantize"} <= ops
+    exe = qsym.bind(mx.cpu(), {**qargs, "data": mx.nd.array(x)}, aux_states=qaux, grad_req="null")
+    out = exe.forward()[0].asnumpy()
+    assert np.abs(out - fp32).max() < 0.1 * np.abs(fp32).max()

@@ -7,7 +7,9 @@ and Concat when their data is already quantized (MXNet's quantizes these in 'ful
 data as well; a quantize-pool-dequantize round trip gains nothing).  An int32 result goes through
 ``_contrib_requantize``; a float consumer or a graph output gets ``_contrib_dequantize``.
 FullyConnected weights and biases are quantized offline (``<name>_quantize`` with ``_min`` /
-``_max`` inputs, filled by :func:`quantize_params`).
+``_max`` inputs, filled by :func:`quantize_params`), as are those of the unfused Convolution and
+FullyConnected that ``quantize_model`` (without MKLDNN fusion) turns into ``_contrib_quantized_conv`` /
+``_contrib_quantized_fully_connected``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ _PASS_THROUGH = {"Pooling": "_contrib_quantized_pooling", "Flatten": "_contrib_q
                  "flatten": "_contrib_quantized_flatten", "Activation": "_contrib_quantized_act",
                  "Concat": "_contrib_quantized_concat", "concat": "_contrib_quantized_concat"}
 INT32_OUTPUT = ("_sg_mkldnn_conv", "_sg_mkldnn_fully_connected", "_contrib_quantized_elemwise_add")
+_WITH_OFFLINE_PARAMS = {"Convolution": "_contrib_quantized_conv", "FullyConnected": "_contrib_quantized_fully_connected"}
 
 
 def _quantizable(node: dict, excluded_names, excluded_ops) -> bool:
@@ -35,7 +38,7 @@ def _quantizable(node: dict, excluded_names, excluded_ops) -> bool:
         return node["attrs"].get("pool_type", "max") in ("max", "avg")
     if op == "Activation":
         return node["attrs"].get("act_type") == "relu"
-    return op in INT32_OUTPUT[:2] or op == "elemwise_add" or op in _PASS_THROUGH
+    return op in INT32_OUTPUT[:2] or op == "elemwise_add" or op in _PASS_THROUGH or op in _WITH_OFFLINE_PARAMS
 
 
 class _Quantizer:
@@ -85,6 +88,11 @@ class _Quantizer:
             params = [self._offline(e) for e in ins[1:]]
             inputs = [data[0]] + [p[0] for p in params] + [data[1], data[2]] + [r for p in params for r in p[1:]]
             new = self.b.add(op, name, inputs, {**node["attrs"], "quantized": "True"}, node.get("subgraphs"))
+        elif op in _WITH_OFFLINE_PARAMS:  # an unfused graph (quantize_model): int8 weights made offline
+            data = self.quant_entry(ins[0])
+            params = [self._offline(e) for e in ins[1:]]
+            inputs = [data[0]] + [p[0] for p in params] + [data[1], data[2]] + [r for p in params for r in p[1:]]
+            new = self.b.add(_WITH_OFFLINE_PARAMS[op], name, inputs, node["attrs"])
         elif op == "elemwise_add":
             a, c = self.quant_entry(ins[0]), self.quant_entry(ins[1])
             new = self.b.add("_contrib_quantized_elemwise_add", name, [a[0], c[0], a[1], a[2], c[1], c[2]])
@@ -93,7 +101,7 @@ class _Quantizer:
             inputs = [q[0] for q in qs] + [r for q in qs for r in q[1:]]
             new = self.b.add(_PASS_THROUGH[op], name, inputs, node["attrs"])
         out = ([new, 0, 0], [new, 1, 0], [new, 2, 0])
-        if op in INT32_OUTPUT[:2] or op == "elemwise_add":
+        if op in INT32_OUTPUT[:2] or op == "elemwise_add" or op in _WITH_OFFLINE_PARAMS:
             self.calib_layers.append(entry_name(node, 0))
             r = self.b.add("_contrib_requantize", f"{name}_requantize", list(out), {"out_type": self.dtype})
             out = ([r, 0, 0], [r, 1, 0], [r, 2, 0])
@@ -103,7 +111,7 @@ class _Quantizer:
         """A FullyConnected weight / bias quantized ahead of time: three new variables."""
         src = self.g.nodes[e[0]]
         if src["op"] != "null" or src["name"] not in self.offline:
-            raise ValueError(f"quantize: FullyConnected input {src['name']!r} must be a parameter with a value")
+            raise ValueError(f"quantize: weight / bias input {src['name']!r} must be a parameter with a value")
         base = f"{src['name']}_quantize"
         return [[self.b.variable(n), 0, 0] for n in (base, f"{base}_min", f"{base}_max")]
 
