@@ -4,8 +4,10 @@ MXNet's Python layer talks to ``libmxnet`` through ctypes; mxasync has no such l
 but code written against MXNet (its own test files, extensions) imports these names at
 module level and uses the pure-ctypes helpers to build arguments.  They keep MXNet's
 meaning: handles are ``c_void_p``, the scalar types are MXNet's, and the ``c_*`` helpers
-build the same ctypes arrays.  ``_LIB`` and ``check_call`` are not provided: there is no
-C API to call.
+build the same ctypes arrays.  There is no C API to call: ``_LIB`` is there for the programs
+that import it at module level (MXNet's ``example/quantization`` scripts do) and answers every
+attribute with an AttributeError naming the C function, and ``check_call`` raises on the non-zero
+return codes that nothing here produces.
 
 >>> from mxasync.base import c_str_array, mx_uint
 >>> [s for s in c_str_array(["a", "bc"])], mx_uint(3).value
@@ -22,7 +24,8 @@ __all__ = ["NDArrayHandle", "SymbolHandle", "FunctionHandle", "OpHandle", "Cache
            "DataIterCreatorHandle", "DataIterHandle", "KVStoreHandle", "RecordIOHandle", "RtcHandle",
            "CudaModuleHandle", "CudaKernelHandle", "ProfileHandle", "DLPackHandle",
            "mx_uint", "mx_int", "mx_int64", "mx_float", "mx_float_p",
-           "c_array", "c_array_buf", "c_str_array", "c_handle_array", "ctypes2buffer", "ctypes2numpy_shared"]
+           "c_array", "c_array_buf", "c_str_array", "c_handle_array", "ctypes2buffer", "ctypes2numpy_shared",
+           "check_call", "_LIB"]
 
 NDArrayHandle = ctypes.c_void_p
 SymbolHandle = ctypes.c_void_p
@@ -93,3 +96,23 @@ def ctypes2numpy_shared(cptr, shape) -> np.ndarray:
         size *= s
     dbuffer = (mx_float * size).from_address(ctypes.addressof(cptr.contents))
     return np.frombuffer(dbuffer, dtype=np.float32).reshape(shape)
+
+
+class _NoLibrary:
+    """``mxnet.base._LIB`` where there is no libmxnet: importable, never callable."""
+
+    def __getattr__(self, name: str):
+        raise AttributeError(f"mxasync has no libmxnet: _LIB.{name} is a C API function of MXNet; "
+                             "use the Python API it backs (for quantization: mx.contrib.quantization)")
+
+    def __repr__(self) -> str:
+        return "<no libmxnet: mxasync implements MXNet's API in Python>"
+
+
+_LIB = _NoLibrary()
+
+
+def check_call(ret) -> None:
+    """MXNet's: raise when a C API call returned non-zero (nothing in mxasync returns such codes)."""
+    if ret != 0:
+        raise RuntimeError(f"C API call failed with return code {ret}")

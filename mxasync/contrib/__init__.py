@@ -7,12 +7,12 @@ from . import amp, io
 nd = ndarray
 sym = symbol
 
-__all__ = ["ndarray", "symbol", "nd", "sym", "amp", "io", "onnx", "text", "svrg_optimization"]
+__all__ = ["ndarray", "symbol", "nd", "sym", "amp", "io", "onnx", "text", "svrg_optimization", "quantization"]
 
 
 def __getattr__(name: str):
     # mx.contrib.onnx loads on first use (it brings Gluon's SymbolBlock along)
-    if name in ("onnx", "text", "svrg_optimization"):  # text brings Gluon's data helpers, svrg the Module
+    if name in ("onnx", "text", "svrg_optimization", "quantization"):  # text: Gluon's data helpers, svrg and quantization: the Module / Gluon
         import importlib
 
         value = globals()[name] = importlib.import_module(f"{__name__}.{name}")

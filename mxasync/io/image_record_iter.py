@@ -87,7 +87,7 @@ class ImageRecordIter(DataIter):
             path_imgrec, data_shape, int(batch_size), path_imgidx=path_imgidx, label_width=label_width,
             dtype=str(np.dtype(dtype)), mean=means if normalize else None,
             std=stds if normalize else None, scale=scale, **kwargs)
-        self._ctx = ctx
+        self._ctx = Context(ctx, 0) if isinstance(ctx, str) else ctx  # MXNet's iterator param is 'cpu' / 'gpu'
         self.dtype = np.dtype(dtype)
         self.data_shape = self._pipe.data_shape
         self.label_width = int(label_width)

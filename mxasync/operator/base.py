@@ -134,6 +134,9 @@ class OperatorProperty:
     #: the inputs are whatever the instance's ``list_arguments()`` says (Custom: the Python operator's):
     #: the front ends take them by position (``*data``) or by those names
     variadic_inputs: ClassVar[bool] = False
+    #: the param holding the node's subgraph, which MXNet's symbol JSON keeps in the node's
+    #: ``subgraphs`` field (the fused ``_sg_mkldnn_*`` ops); the JSON reader and writer move it
+    json_subgraph: ClassVar[str | None] = None
 
     # -- gradient traits (read by the executor's gradient pass and by autograd) -----------
     #: the gradient is zero by definition (MXNet's zero ops: comparisons, rounding, ``BlockGrad``):

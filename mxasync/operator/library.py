@@ -9,8 +9,8 @@ is imported here either way, so a new module needs no line in this file."""
 import importlib
 import pkgutil
 
-from . import contrib, custom, image, linalg, loss, nn, numpy, optimizer, random, simple_op, sparse, tensor  # noqa: F401
+from . import contrib, custom, image, linalg, loss, nn, numpy, optimizer, quantization, random, simple_op, sparse, tensor  # noqa: F401
 
-for _family in (contrib, image, linalg, loss, nn, numpy, optimizer, random, sparse, tensor):
+for _family in (contrib, image, linalg, loss, nn, numpy, optimizer, quantization, random, sparse, tensor):
     for _module in pkgutil.walk_packages(_family.__path__, _family.__name__ + "."):
         importlib.import_module(_module.name)

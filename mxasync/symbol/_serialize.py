@@ -21,8 +21,7 @@ __all__ = ["to_json", "from_json", "load", "load_json", "to_graph", "from_graph"
 def to_graph(sym) -> JsonGraph:
     nodes = topo_order(sym._heads)
     index = {id(n): i for i, n in enumerate(nodes)}
-    jnodes = [JsonNode(op="null" if n.is_variable else n.op.name, name=n.name, attrs=dict(n.attrs),
-                       inputs=[(index[id(e[0])], e[1], e[2]) for e in n.inputs]) for n in nodes]
+    jnodes = [_json_node(n, [(index[id(e[0])], e[1], e[2]) for e in n.inputs]) for n in nodes]
     row = [0]
     for n in nodes:
         row.append(row[-1] + n.num_outputs())
@@ -34,6 +33,31 @@ def to_graph(sym) -> JsonGraph:
     return graph
 
 
+def _json_node(n: Node, inputs: list) -> JsonNode:
+    """One node; an op that keeps MXNet's ``subgraphs`` field in a param (``json_subgraph``) writes it back there."""
+    if n.is_variable:
+        return JsonNode(op="null", name=n.name, attrs=dict(n.attrs), inputs=inputs)
+    attrs = dict(n.attrs)
+    field = n.op.prop_cls.json_subgraph
+    subgraphs = []
+    if field is not None and attrs.get(field):
+        sub = load_graph(attrs.pop(field))
+        sub.attrs = {}  # MXNet writes no attrs on a subgraph
+        subgraphs.append(sub)
+    return JsonNode(op=n.op.name, name=n.name, attrs=attrs, inputs=inputs, subgraphs=subgraphs)
+
+
+def _subgraph_attrs(i: int, jn: JsonNode, op) -> dict:
+    """The node's attrs, with its subgraph (MXNet's ``subgraphs`` field) as the param the op names."""
+    if not jn.subgraphs:
+        return jn.attrs
+    field = None if op is None else op.prop_cls.json_subgraph
+    if field is None or len(jn.subgraphs) != 1:
+        raise MXAsyncError(f"symbol JSON node {i} ({jn.name!r}): op {jn.op} has {len(jn.subgraphs)} subgraphs, "
+                           "which mxasync does not support")
+    return {**jn.attrs, field: dump_graph(jn.subgraphs[0])}
+
+
 def to_json(sym) -> str:
     return dump_graph(to_graph(sym))
 
@@ -43,14 +67,11 @@ def from_graph(graph: JsonGraph):
 
     nodes: list[Node] = []
     for i, jn in enumerate(graph.nodes):
-        if jn.subgraphs:
-            raise MXAsyncError(f"symbol JSON node {i} ({jn.name!r}): op {jn.op} has subgraphs, "
-                               "which mxasync does not support")
         try:
             op = None if jn.is_variable else get_op(jn.op)
         except MXAsyncError as exc:
             raise MXAsyncError(f"symbol JSON node {i} ({jn.name!r}): {exc}") from None
-        node = Node(op, jn.name, jn.attrs)
+        node = Node(op, jn.name, _subgraph_attrs(i, jn, op))
         for nid, idx, ver in jn.inputs:
             child = nodes[nid]
             child.version = max(child.version, ver) if child.is_variable else child.version

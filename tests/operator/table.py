@@ -19,6 +19,7 @@ from table_nn_layers import CASES as _NN_LAYERS
 from table_numpy import CASES as _NUMPY
 from table_optimizer import CASES as _OPTIMIZER
 from table_pdf import CASES as _PDF
+from table_quantization import CASES as _QUANTIZATION
 from table_random_like import CASES as _RANDOM_LIKE
 from table_sequence_contrib import CASES as _SEQ_CONTRIB
 from table_shape import CASES as _SHAPE
@@ -28,4 +29,4 @@ from table_vision import CASES as _VISION
 
 CASES = [*_ELEMWISE, *_SHAPE, *_LAYOUT, *_TENSOR, *_NN, *_NN_LAYERS, *_LINALG, *_LAYER_NORM, *_SEQ_CONTRIB, *_IMAGE,
          *_OPTIMIZER, *_CUSTOM, *_BATCH_TAKE, *_ELEMENT_0INDEX, *_RANDOM_LIKE, *_PDF, *_CORRELATION, *_CONTRIB,
-         *_CONTRIB_NN, *_CONTROL_FLOW, *_DETECTION, *_VISION, *_DEFORMABLE, *_NUMPY, *_SPARSE]
+         *_CONTRIB_NN, *_CONTROL_FLOW, *_DETECTION, *_VISION, *_DEFORMABLE, *_NUMPY, *_SPARSE, *_QUANTIZATION]
