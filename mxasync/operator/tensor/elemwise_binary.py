@@ -21,6 +21,7 @@ from .._util import broadcast_shape, unbroadcast
 from ..base import ADD_TO, NULL, WRITE_INPLACE, WRITE_TO
 from ..functional import FunctionalOperator, FunctionalProperty, defop
 from ..params import OpParam
+from .elemwise_unary import SameAsInputProperty
 
 __all__ = ["BINARY_OPS", "SCALAR_OPS"]
 
@@ -236,15 +237,7 @@ class _ScalarOperator(FunctionalOperator):
             FunctionalOperator.forward(self, op_ctx, in_data, req, out_data, aux)
 
 
-class _ScalarProperty(FunctionalProperty):
-    def infer_shape(self, in_shapes):
-        s = in_shapes[0]
-        return [s], [s], []
-
-    def infer_type(self, in_types):
-        t = in_types[0]
-        return [t], [t], []
-
+class _ScalarProperty(SameAsInputProperty):
     def create_operator(self, ctx):
         op = super().create_operator(ctx)
         spec = _SCALAR_UFUNCS.get(self.op_name)

@@ -24,7 +24,7 @@ from ..base import ADD_TO, NULL, WRITE_INPLACE, WRITE_TO
 from ..functional import FunctionalOperator, FunctionalProperty, defop
 from ..params import Field, OpParam
 
-__all__ = ["UNARY_OPS"]
+__all__ = ["UNARY_OPS", "SameAsInputProperty"]
 
 
 class _UnaryOperator(FunctionalOperator):
@@ -47,8 +47,8 @@ class _UnaryOperator(FunctionalOperator):
             FunctionalOperator.forward(self, op_ctx, in_data, req, out_data, aux)
 
 
-class _UnaryProperty(FunctionalProperty):
-    ufunc_name: str | None = None
+class SameAsInputProperty(FunctionalProperty):
+    """One input, and an output of its shape and dtype (the unary and the tensor-scalar ops)."""
 
     def infer_shape(self, in_shapes):
         s = in_shapes[0]
@@ -57,6 +57,10 @@ class _UnaryProperty(FunctionalProperty):
     def infer_type(self, in_types):
         t = in_types[0]
         return [t], [t], []
+
+
+class _UnaryProperty(SameAsInputProperty):
+    ufunc_name: str | None = None
 
     def create_operator(self, ctx):
         op = super().create_operator(ctx)
