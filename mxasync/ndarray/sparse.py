@@ -14,13 +14,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backends import get_backend
 from ..base import MXAsyncError, MXAsyncValueError
 from ..operator.sparse import formats as st
 from ..operator.sparse.formats import CSR, DEFAULT, RSP
 from ..runtime.context import Context, current_context
 from ._invoke import invoke
-from ._sparse_array import BaseSparseNDArray, CSRNDArray, RowSparseNDArray, cast, check_value, new_sparse
-from .ndarray import NDArray, _xp
+from ._sparse_array import (
+    BaseSparseNDArray,
+    CSRNDArray,
+    RowSparseNDArray,
+    cast,
+    check_value,
+    map_arrays,
+    new_sparse,
+)
+from .ndarray import NDArray
 
 __all__ = ["BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "csr_matrix", "row_sparse_array", "zeros",
            "empty", "array", "add", "subtract", "multiply", "divide", "retain"]
@@ -53,14 +62,9 @@ def _shape_arg(x) -> bool:
 
 
 def _onto(value, ctx: Context):
-    xp = _xp(ctx)
-    if xp is np:
-        return value
-
-    def conv(a):
-        return None if a is None else xp.asarray(a)
-
-    return st.SparseValue(value.stype, value.shape, conv(value.data), conv(value.indices), conv(value.indptr))
+    """The host ``value`` as arrays of ``ctx``'s device (on a host backend, the same arrays)."""
+    backend = get_backend(ctx.device_type)
+    return map_arrays(value, lambda a: backend.asarray(a, ctx))
 
 
 def csr_matrix(arg1, shape=None, ctx: Context | None = None, dtype=None) -> CSRNDArray:
