@@ -12,8 +12,6 @@ True
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as _np
 
 from ..base import MXAsyncError
@@ -176,10 +174,4 @@ generalized_negative_binomial_like = _like("generalized_negative_binomial", (("m
 _pdfs = _OpNamespace(globals(), _make_op_function, "_random_pdf_", shown_as="pdf_")
 __all__ += sorted(_pdfs.names())
 
-
-def __getattr__(name: str) -> Any:
-    return _pdfs.getattr(__name__, name)
-
-
-def __dir__() -> list[str]:  # the samplers and densities, not the helpers this module imports
-    return _pdfs.dir()
+__getattr__, __dir__ = _pdfs.module_hooks(__name__)

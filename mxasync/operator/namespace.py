@@ -99,6 +99,15 @@ class OpNamespace:
             raise AttributeError(f"module {module!r} has no attribute {attr!r}")
         return value
 
+    def module_hooks(self, module: str) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+        """``(__getattr__, __dir__)`` of a module that shows these ops, for its last lines:
+        ``__getattr__, __dir__ = _ops.module_hooks(__name__)``."""
+
+        def module_getattr(attr: str) -> Any:
+            return self.getattr(module, attr)
+
+        return module_getattr, self.dir
+
     def dir(self) -> list[str]:
         """``module.__dir__``: every op it shows, the module's ``__all__``, submodules and private names
         (not the helpers it imports, such as ``Any``: ``dir`` is what editors and users browse)."""

@@ -147,10 +147,4 @@ def shuffle(data: Symbol, name=None, attr=None, **kwargs):
 _pdfs = _OpNamespace(globals(), _make_op_function, "_random_pdf_", shown_as="pdf_")
 __all__ += sorted(_pdfs.names())
 
-
-def __getattr__(name: str) -> Any:
-    return _pdfs.getattr(__name__, name)
-
-
-def __dir__() -> list[str]:  # the samplers and densities, not the helpers this module imports
-    return _pdfs.dir()
+__getattr__, __dir__ = _pdfs.module_hooks(__name__)
