@@ -77,13 +77,17 @@ class Dropout(HybridBlock):
 
 
 class _BatchNorm(HybridBlock):
+    """BatchNorm's layer; a subclass says whether ReLU follows (``_fuse_relu``)."""
+
+    _fuse_relu = False
+
     def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True, use_global_stats=False,
-                 fuse_relu=False, beta_initializer="zeros", gamma_initializer="ones",
-                 running_mean_initializer="zeros", running_variance_initializer="ones", in_channels=0, **kwargs):
+                 beta_initializer="zeros", gamma_initializer="ones", running_mean_initializer="zeros",
+                 running_variance_initializer="ones", in_channels=0, **kwargs):
         super().__init__(**kwargs)
         self._kwargs = {"axis": axis, "eps": epsilon, "momentum": momentum, "fix_gamma": not scale,
                         "use_global_stats": use_global_stats}
-        self.fuse_relu = fuse_relu
+        self.fuse_relu = self._fuse_relu
         if in_channels != 0:
             self.in_channels = in_channels
         shape = (in_channels,)
@@ -119,27 +123,11 @@ class BatchNorm(_BatchNorm):
     ``scale=False`` fixes gamma at 1 (MXNet's ``fix_gamma``); ``center=False`` leaves beta untrained.
     """
 
-    def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True, use_global_stats=False,
-                 beta_initializer="zeros", gamma_initializer="ones", running_mean_initializer="zeros",
-                 running_variance_initializer="ones", in_channels=0, **kwargs):
-        super().__init__(axis=axis, momentum=momentum, epsilon=epsilon, center=center, scale=scale,
-                         use_global_stats=use_global_stats, fuse_relu=False, beta_initializer=beta_initializer,
-                         gamma_initializer=gamma_initializer, running_mean_initializer=running_mean_initializer,
-                         running_variance_initializer=running_variance_initializer, in_channels=in_channels,
-                         **kwargs)
-
 
 class BatchNormReLU(_BatchNorm):
     """BatchNorm followed by ReLU (MXNet's fused layer; here the two ops in sequence)."""
 
-    def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True, use_global_stats=False,
-                 beta_initializer="zeros", gamma_initializer="ones", running_mean_initializer="zeros",
-                 running_variance_initializer="ones", in_channels=0, **kwargs):
-        super().__init__(axis=axis, momentum=momentum, epsilon=epsilon, center=center, scale=scale,
-                         use_global_stats=use_global_stats, fuse_relu=True, beta_initializer=beta_initializer,
-                         gamma_initializer=gamma_initializer, running_mean_initializer=running_mean_initializer,
-                         running_variance_initializer=running_variance_initializer, in_channels=in_channels,
-                         **kwargs)
+    _fuse_relu = True
 
 
 class Embedding(HybridBlock):
