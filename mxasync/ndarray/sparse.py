@@ -67,6 +67,13 @@ def _onto(value, ctx: Context):
     return map_arrays(value, lambda a: backend.asarray(a, ctx))
 
 
+def _from_sparse(x: BaseSparseNDArray, stype: str, ctx: Context, dtype) -> BaseSparseNDArray:
+    """``x`` in storage ``stype`` on ``ctx``, with ``dtype`` (None: its own); ``x`` itself when nothing changes."""
+    out = cast(x, stype)
+    out = out if ctx == out.context else out.copyto(ctx)
+    return out.astype(dtype) if dtype is not None and np.dtype(dtype) != out._data.dtype else out
+
+
 def csr_matrix(arg1, shape=None, ctx: Context | None = None, dtype=None) -> CSRNDArray:
     """A CSRNDArray from ``(data, indices, indptr)``, ``(data, (row, col))``, a SciPy sparse matrix,
     a dense array (numpy or NDArray), another CSRNDArray, or a shape ``(M, N)`` (all zeros)."""
@@ -74,9 +81,7 @@ def csr_matrix(arg1, shape=None, ctx: Context | None = None, dtype=None) -> CSRN
     if _shape_arg(arg1) and len(arg1) == 2 and shape is None:
         return zeros(CSR, arg1, ctx, dtype)
     if isinstance(arg1, BaseSparseNDArray):
-        out = cast(arg1, CSR)
-        out = out if ctx == out.context else out.copyto(ctx)
-        return out.astype(dtype) if dtype is not None and np.dtype(dtype) != out._data.dtype else out
+        return _from_sparse(arg1, CSR, ctx, dtype)
     if isinstance(arg1, tuple) and len(arg1) == 3:
         data, indices, indptr = arg1
         dt = _dtype(data, dtype)
@@ -123,9 +128,7 @@ def row_sparse_array(arg1, shape=None, ctx: Context | None = None, dtype=None) -
     if _shape_arg(arg1) and shape is None:
         return zeros(RSP, arg1, ctx, dtype)
     if isinstance(arg1, BaseSparseNDArray):
-        out = cast(arg1, RSP)
-        out = out if ctx == out.context else out.copyto(ctx)
-        return out.astype(dtype) if dtype is not None and np.dtype(dtype) != out._data.dtype else out
+        return _from_sparse(arg1, RSP, ctx, dtype)
     if isinstance(arg1, tuple) and len(arg1) == 2:
         data, indices = arg1
         dt = _dtype(data, dtype)
