@@ -33,6 +33,22 @@ __all__ = ["DetAugmenter", "DetBorrowAug", "DetRandomSelectAug", "DetHorizontalF
 _LOG = logging.getLogger(__name__)
 
 
+def _size_attempts(aug, height: int, width: int):
+    """The random tries of a crop or pad augmenter ``aug`` on a ``height`` x ``width`` image: up to
+    ``aug.max_attempts`` times an aspect ratio drawn from ``aug.aspect_ratio_range`` and, at that ratio, the
+    heights (rounded) whose areas are ``aug.area_range``'s bounds, as ``(ratio, h, max_h)``. None when the
+    augmenter is disabled or the image is empty; a ratio <= 0 is a try that yields nothing."""
+    if not aug.enabled or height <= 0 or width <= 0:
+        return
+    min_area = aug.area_range[0] * height * width
+    max_area = aug.area_range[1] * height * width
+    for _ in range(aug.max_attempts):
+        ratio = random.uniform(*aug.aspect_ratio_range)
+        if ratio <= 0:
+            continue
+        yield ratio, int(round(sqrt(min_area / ratio))), int(round(sqrt(max_area / ratio)))
+
+
 class DetAugmenter:
     """Base class of detection augmenters: ``aug(src, label) -> (src, label)``."""
 
@@ -194,16 +210,9 @@ class DetRandomCropAug(DetAugmenter):
         return None if valid.size < 1 else out[valid, :]
 
     def _random_crop_proposal(self, label, height, width):
-        if not self.enabled or height <= 0 or width <= 0:
-            return ()
         min_area = self.area_range[0] * height * width
         max_area = self.area_range[1] * height * width
-        for _ in range(self.max_attempts):
-            ratio = random.uniform(*self.aspect_ratio_range)
-            if ratio <= 0:
-                continue
-            h = int(round(sqrt(min_area / ratio)))
-            max_h = int(round(sqrt(max_area / ratio)))
+        for ratio, h, max_h in _size_attempts(self, height, width):
             if round(max_h * ratio) > width:
                 max_h = int((width + 0.4999999) / ratio)  # find the largest h that keeps w <= width
             max_h = min(max_h, height)
@@ -272,16 +281,7 @@ class DetRandomPadAug(DetAugmenter):
         return out
 
     def _random_pad_proposal(self, label, height, width):
-        if not self.enabled or height <= 0 or width <= 0:
-            return ()
-        min_area = self.area_range[0] * height * width
-        max_area = self.area_range[1] * height * width
-        for _ in range(self.max_attempts):
-            ratio = random.uniform(*self.aspect_ratio_range)
-            if ratio <= 0:
-                continue
-            h = int(round(sqrt(min_area / ratio)))
-            max_h = int(round(sqrt(max_area / ratio)))
+        for ratio, h, max_h in _size_attempts(self, height, width):
             if round(h * ratio) < width:
                 h = int((width + 0.499999) / ratio)
             h = max(h, height)

@@ -7,8 +7,6 @@ The functions are made on first use (``operator/namespace.py``), ops registered 
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..operator.namespace import OpNamespace as _OpNamespace
 from .register import make_function
 
@@ -16,10 +14,4 @@ _ops = _OpNamespace(globals(), make_function, "_", strip=False, exclude=("__",),
                     unlisted=("_test_", "_doc_"))
 __all__ = sorted(_ops.names())
 
-
-def __getattr__(name: str) -> Any:
-    return _ops.getattr(__name__, name)
-
-
-def __dir__() -> list[str]:
-    return _ops.dir()
+__getattr__, __dir__ = _ops.module_hooks(__name__)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backends import get_backend
 from ..base import MXAsyncError
 from ..operator.sparse import formats as st
 from ..operator.sparse.formats import CSR, DEFAULT, RSP, SparseStore, SparseValue
@@ -84,7 +85,7 @@ class BaseSparseNDArray(NDArray):
 
     def _host_value(self) -> SparseValue:
         """The content with numpy arrays (a sync point)."""
-        return _move(self._value(), np)
+        return map_arrays(self._value(), get_backend(self._ctx.device_type).to_numpy)
 
     def asscipy(self):
         """A ``scipy.sparse.csr_matrix`` with this array's content (2-D arrays)."""
@@ -339,11 +340,15 @@ def _store(src: NDArray, dst: NDArray, name: str) -> None:
     stype = dst.stype
     xp = _xp(dst._ctx)
     cross = src._ctx.device_type != dst._ctx.device_type
+    src_backend, dst_backend = get_backend(src._ctx.device_type), get_backend(dst._ctx.device_type)
+
+    def move(a):  # through host memory, as the backends' copies
+        return dst_backend.asarray(src_backend.to_numpy(a), dst._ctx)
 
     def run(rctx):
         v = sdata.value if sdata.__class__ is SparseStore else sdata
         if cross:
-            v = _move(v, xp)
+            v = map_arrays(v, move)
         out = st.cast_value(xp, v, stype)
         if stype == DEFAULT:
             ddata[...] = out
@@ -353,13 +358,11 @@ def _store(src: NDArray, dst: NDArray, name: str) -> None:
     _push(run, dst._ctx, [src._chunk.var], [dst._chunk.var], name, 0)
 
 
-def _move(v, xp):
+def map_arrays(v, fn):
+    """``fn`` applied to a dense array, or to each array of a :class:`SparseValue` (a missing one stays None):
+    how a value moves between devices, through the backends' ``to_numpy`` and ``asarray``."""
     def conv(a):
-        if a is None:
-            return None
-        if xp is np:
-            return a if isinstance(a, np.ndarray) else a.get()
-        return xp.asarray(a)
+        return None if a is None else fn(a)
 
     if isinstance(v, SparseValue):
         return SparseValue(v.stype, v.shape, conv(v.data), conv(v.indices), conv(v.indptr))

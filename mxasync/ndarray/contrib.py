@@ -5,8 +5,6 @@ The functions are made on first use (``operator/namespace.py``): listing them lo
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..operator.namespace import OpNamespace as _OpNamespace
 from .register import make_function
 
@@ -28,10 +26,4 @@ __all__ += ["isinf", "isfinite", "isnan", "rand_zipfian", "foreach", "while_loop
             "mp_adamw_update", "multi_adamw_update", "multi_mp_adamw_update", "multi_lamb_update",
             "multi_mp_lamb_update"]
 
-
-def __getattr__(name: str) -> Any:
-    return _ops.getattr(__name__, name)
-
-
-def __dir__() -> list[str]:
-    return _ops.dir()
+__getattr__, __dir__ = _ops.module_hooks(__name__)

@@ -12,11 +12,10 @@ True
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
+import numpy as _np
 
 from ..base import MXAsyncError
+from ..operator.namespace import OpNamespace as _OpNamespace
 from ..runtime.context import current_context
 from ..runtime.engine import Engine
 from ..runtime.resource import (
@@ -136,8 +135,8 @@ def shuffle(data: NDArray, out: NDArray | None = None, name: str | None = None) 
     src, dst = data._data, result._data
 
     def run(rctx):
-        perm = res.get_random().permutation(src.shape[0]) if src.ndim else np.zeros(0, np.int64)
-        if isinstance(src, np.ndarray):
+        perm = res.get_random().permutation(src.shape[0]) if src.ndim else _np.zeros(0, _np.int64)
+        if isinstance(src, _np.ndarray):
             dst[...] = src[perm]
         else:  # device arrays take a device index
             import cupy
@@ -170,19 +169,9 @@ poisson_like = _like("poisson", (("lam", 1.0),))
 negative_binomial_like = _like("negative_binomial", (("k", 1.0), ("p", 1.0)))
 generalized_negative_binomial_like = _like("generalized_negative_binomial", (("mu", 1.0), ("alpha", 1.0)))
 
-# The densities: MXNet 1.9.1 names them only mx.nd.random_pdf_<dist>; mx.nd.random.pdf_<dist> is the same op.
-_PDF = ("uniform", "normal", "gamma", "exponential", "poisson", "negative_binomial", "generalized_negative_binomial",
-        "dirichlet")
-__all__ += [f"pdf_{_d}" for _d in _PDF]
+# The densities: MXNet 1.9.1 names them only mx.nd.random_pdf_<dist>; mx.nd.random.pdf_<dist> is the same op,
+# made on first use (its op family loads then; operator/namespace.py).
+_pdfs = _OpNamespace(globals(), _make_op_function, "_random_pdf_", shown_as="pdf_")
+__all__ += sorted(_pdfs.names())
 
-
-def __getattr__(name: str) -> Any:
-    # the densities are made on first use (their op family loads then)
-    if name.startswith("pdf_") and name[4:] in _PDF:
-        fn = globals()[name] = _make_op_function(f"_random_pdf_{name[4:]}")
-        return fn
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:  # the samplers and densities, not the helpers this module imports
-    return sorted({n for n in globals() if n.startswith("_") or n in __all__} | {f"pdf_{d}" for d in _PDF})
+__getattr__, __dir__ = _pdfs.module_hooks(__name__)

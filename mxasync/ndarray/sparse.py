@@ -14,13 +14,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backends import get_backend
 from ..base import MXAsyncError, MXAsyncValueError
 from ..operator.sparse import formats as st
 from ..operator.sparse.formats import CSR, DEFAULT, RSP
 from ..runtime.context import Context, current_context
 from ._invoke import invoke
-from ._sparse_array import BaseSparseNDArray, CSRNDArray, RowSparseNDArray, cast, check_value, new_sparse
-from .ndarray import NDArray, _xp
+from ._sparse_array import (
+    BaseSparseNDArray,
+    CSRNDArray,
+    RowSparseNDArray,
+    cast,
+    check_value,
+    map_arrays,
+    new_sparse,
+)
+from .ndarray import NDArray
 
 __all__ = ["BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "csr_matrix", "row_sparse_array", "zeros",
            "empty", "array", "add", "subtract", "multiply", "divide", "retain"]
@@ -53,14 +62,16 @@ def _shape_arg(x) -> bool:
 
 
 def _onto(value, ctx: Context):
-    xp = _xp(ctx)
-    if xp is np:
-        return value
+    """The host ``value`` as arrays of ``ctx``'s device (on a host backend, the same arrays)."""
+    backend = get_backend(ctx.device_type)
+    return map_arrays(value, lambda a: backend.asarray(a, ctx))
 
-    def conv(a):
-        return None if a is None else xp.asarray(a)
 
-    return st.SparseValue(value.stype, value.shape, conv(value.data), conv(value.indices), conv(value.indptr))
+def _from_sparse(x: BaseSparseNDArray, stype: str, ctx: Context, dtype) -> BaseSparseNDArray:
+    """``x`` in storage ``stype`` on ``ctx``, with ``dtype`` (None: its own); ``x`` itself when nothing changes."""
+    out = cast(x, stype)
+    out = out if ctx == out.context else out.copyto(ctx)
+    return out.astype(dtype) if dtype is not None and np.dtype(dtype) != out._data.dtype else out
 
 
 def csr_matrix(arg1, shape=None, ctx: Context | None = None, dtype=None) -> CSRNDArray:
@@ -70,9 +81,7 @@ def csr_matrix(arg1, shape=None, ctx: Context | None = None, dtype=None) -> CSRN
     if _shape_arg(arg1) and len(arg1) == 2 and shape is None:
         return zeros(CSR, arg1, ctx, dtype)
     if isinstance(arg1, BaseSparseNDArray):
-        out = cast(arg1, CSR)
-        out = out if ctx == out.context else out.copyto(ctx)
-        return out.astype(dtype) if dtype is not None and np.dtype(dtype) != out._data.dtype else out
+        return _from_sparse(arg1, CSR, ctx, dtype)
     if isinstance(arg1, tuple) and len(arg1) == 3:
         data, indices, indptr = arg1
         dt = _dtype(data, dtype)
@@ -119,9 +128,7 @@ def row_sparse_array(arg1, shape=None, ctx: Context | None = None, dtype=None) -
     if _shape_arg(arg1) and shape is None:
         return zeros(RSP, arg1, ctx, dtype)
     if isinstance(arg1, BaseSparseNDArray):
-        out = cast(arg1, RSP)
-        out = out if ctx == out.context else out.copyto(ctx)
-        return out.astype(dtype) if dtype is not None and np.dtype(dtype) != out._data.dtype else out
+        return _from_sparse(arg1, RSP, ctx, dtype)
     if isinstance(arg1, tuple) and len(arg1) == 2:
         data, indices = arg1
         dt = _dtype(data, dtype)

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._exports import exporter
+
 FUNCS: dict[str, Any] = {}
-
-
-def _export(fn):
-    name = fn.__name__.lstrip("_")
-    fn.__name__ = fn.__qualname__ = name
-    FUNCS[name] = fn
-    return fn
+_export = exporter(FUNCS)
 
 
 def _simple(name, nout=1):

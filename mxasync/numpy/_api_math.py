@@ -13,15 +13,11 @@ import numpy as _np
 
 from ..operator.numpy.elemwise import BINARY, COMPARE, UNARY, UNARY_BOOL, UNARY_INT
 from . import _api_sorting
+from ._exports import exporter
 from ._frontend import default_float, is_scalar
 
 FUNCS: dict[str, Any] = {}
-
-
-def _export(name, fn):
-    fn.__name__ = fn.__qualname__ = name
-    FUNCS[name] = fn
-    return fn
+_export = exporter(FUNCS)
 
 
 _CASTING = ("no", "equiv", "safe", "same_kind", "unsafe")
@@ -49,7 +45,7 @@ def _unary(name):
 
 
 for _n in list(UNARY) + list(UNARY_BOOL) + list(UNARY_INT):
-    _export(_n, _unary(_n))
+    _export(_unary(_n), _n)
 
 
 def _binary_call(F, name, a, b, out=None):
@@ -81,18 +77,18 @@ def _binary(name):
 
 
 for _n in list(BINARY) + list(COMPARE):
-    _export(_n, _binary(_n))
-_export("divide", _binary("true_divide"))
-_export("remainder", _binary("mod"))
+    _export(_binary(_n), _n)
+_export(_binary("true_divide"), "divide")
+_export(_binary("mod"), "remainder")
 
 
 def _around(F, x, decimals=0, out=None):
     return F.op("_npi_around", [x], out=out, decimals=decimals)
 
 
-_export("around", _around)
-_export("round", _around)
-_export("round_", _around)
+_export(_around, "around")
+_export(_around, "round")
+_export(_around, "round_")
 
 
 def _sum(F, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
@@ -150,7 +146,7 @@ def _cumsum(F, a, axis=None, dtype=None, out=None):
 for _n, _f in {"sum": _sum, "mean": _mean, "prod": _prod, "product": _prod, "max": _max, "amax": _max,
                "min": _min, "amin": _min, "std": _std, "var": _var, "argmax": _argmax, "argmin": _argmin,
                "any": _any, "sometrue": _any, "all": _all, "alltrue": _all, "cumsum": _cumsum}.items():
-    _export(_n, _f)
+    _export(_f, _n)
 
 
 def _average(F, a, axis=None, weights=None, returned=False, out=None):
@@ -163,7 +159,7 @@ def _average(F, a, axis=None, weights=None, returned=False, out=None):
     return (avg, den) if returned else avg
 
 
-_export("average", _average)
+_export(_average, "average")
 
 
 # -- products ---------------------------------------------------------------------------------------
@@ -206,7 +202,7 @@ def _einsum(F, *operands, **kwargs):
 
 for _n, _f in {"dot": _dot, "matmul": _matmul, "tensordot": _tensordot, "inner": _inner, "outer": _outer,
                "vdot": _vdot, "kron": _kron, "einsum": _einsum}.items():
-    _export(_n, _f)
+    _export(_f, _n)
 
 
 # -- selection --------------------------------------------------------------------------------------
@@ -230,5 +226,5 @@ def _clip(F, a, a_min=None, a_max=None, out=None):
                 a_max=None if a_max is None else float(a_max))
 
 
-_export("where", _where)
-_export("clip", _clip)
+_export(_where, "where")
+_export(_clip, "clip")

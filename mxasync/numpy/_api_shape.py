@@ -7,16 +7,11 @@ from typing import Any
 import numpy as _np
 
 from ..base import MXAsyncTypeError
+from ._exports import exporter
 from ._frontend import default_float
 
 FUNCS: dict[str, Any] = {}
-
-
-def _export(fn, name=None):
-    name = name or fn.__name__.lstrip("_")
-    fn.__name__ = fn.__qualname__ = name
-    FUNCS[name] = fn
-    return fn
+_export = exporter(FUNCS)
 
 
 def _shape(shape, name: str = "np"):

@@ -12,14 +12,10 @@ from typing import Any
 
 import numpy as _np
 
+from ._exports import exporter
+
 FUNCS: dict[str, Any] = {}
-
-
-def _export(fn, name=None):
-    name = name or fn.__name__.lstrip("_")
-    fn.__name__ = fn.__qualname__ = name
-    FUNCS[name] = fn
-    return fn
+_export = exporter(FUNCS)
 
 
 def _dynamic(F, fn, inputs, name):

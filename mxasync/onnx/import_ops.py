@@ -10,29 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from ._symbols import S
+from ._translate import node_input, node_name, registrar
 from .import_rnn import recurrent
 from .import_shape_ops import SHAPE_TRANSLATORS
 
 __all__ = ["TRANSLATORS"]
 
 TRANSLATORS: dict = {}
-
-
-def _reg(*names):
-    def deco(fn):
-        for n in names:
-            TRANSLATORS[n] = fn
-        return fn
-
-    return deco
-
-
-def _in(imp, node, i):
-    return imp.sym(node.input[i])
-
-
-def _name(imp, node):
-    return imp.unique(node.name)
+_reg = registrar(TRANSLATORS)
 
 
 # -- elementwise ---------------------------------------------------------------------------------
@@ -48,7 +33,7 @@ _UNARY = {"Relu": ("Activation", {"act_type": "relu"}), "Sigmoid": ("Activation"
 @_reg(*_UNARY)
 def unary(imp, node, attrs):
     op, kw = _UNARY[node.op_type]
-    return getattr(S, op)(_in(imp, node, 0), name=_name(imp, node), **kw)
+    return getattr(S, op)(node_input(imp, node, 0), name=node_name(imp, node), **kw)
 
 
 _BINARY = {"Add": ("broadcast_add", "_plus_scalar", "_plus_scalar"),
@@ -64,33 +49,33 @@ _BINARY = {"Add": ("broadcast_add", "_plus_scalar", "_plus_scalar"),
 def binary(imp, node, attrs):
     op, right, left = _BINARY[node.op_type]
     a, b = imp.const(node.input[0]), imp.const(node.input[1])
-    name = _name(imp, node)
+    name = node_name(imp, node)
     if a is not None and b is not None:  # both constant: fold
         fold = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide, "Pow": np.power,
                 "Max": np.maximum, "Min": np.minimum}[node.op_type]
         imp.consts[node.output[0]] = fold(a, b).astype(a.dtype)
         return None
     if len(node.input) > 2:  # Max/Min/Sum of many
-        out = _in(imp, node, 0)
+        out = node_input(imp, node, 0)
         for i in range(1, len(node.input)):
-            out = getattr(S, op)(out, _in(imp, node, i))
+            out = getattr(S, op)(out, node_input(imp, node, i))
         return out
     if b is not None and b.size == 1:
-        return getattr(S, right)(_in(imp, node, 0), scalar=float(b.reshape(-1)[0]), name=name)
+        return getattr(S, right)(node_input(imp, node, 0), scalar=float(b.reshape(-1)[0]), name=name)
     if a is not None and a.size == 1:
-        return getattr(S, left)(_in(imp, node, 1), scalar=float(a.reshape(-1)[0]), name=name)
-    return getattr(S, op)(_in(imp, node, 0), _in(imp, node, 1), name=name)
+        return getattr(S, left)(node_input(imp, node, 1), scalar=float(a.reshape(-1)[0]), name=name)
+    return getattr(S, op)(node_input(imp, node, 0), node_input(imp, node, 1), name=name)
 
 
 @_reg("Sum")
 def sum_(imp, node, attrs):
-    return S.add_n(*[imp.sym(i) for i in node.input], name=_name(imp, node))
+    return S.add_n(*[imp.sym(i) for i in node.input], name=node_name(imp, node))
 
 
 @_reg("Mean")
 def mean_(imp, node, attrs):
     total = S.add_n(*[imp.sym(i) for i in node.input])
-    return S._div_scalar(total, scalar=float(len(node.input)), name=_name(imp, node))
+    return S._div_scalar(total, scalar=float(len(node.input)), name=node_name(imp, node))
 
 
 @_reg("Clip")
@@ -102,15 +87,15 @@ def clip(imp, node, attrs):
         hi = imp.const(node.input[2])
     if lo is None or hi is None:
         raise imp.fail(node, "min and max must be constants")
-    return S.clip(_in(imp, node, 0), a_min=float(np.reshape(lo, -1)[0]), a_max=float(np.reshape(hi, -1)[0]),
-                  name=_name(imp, node))
+    return S.clip(node_input(imp, node, 0), a_min=float(np.reshape(lo, -1)[0]), a_max=float(np.reshape(hi, -1)[0]),
+                  name=node_name(imp, node))
 
 
 @_reg("LeakyRelu", "Elu", "Selu")
 def leaky(imp, node, attrs):
     kind = {"LeakyRelu": "leaky", "Elu": "elu", "Selu": "selu"}[node.op_type]
     slope = attrs.get("alpha", 0.01 if kind == "leaky" else 1.0)
-    return S.LeakyReLU(_in(imp, node, 0), act_type=kind, slope=float(slope), name=_name(imp, node))
+    return S.LeakyReLU(node_input(imp, node, 0), act_type=kind, slope=float(slope), name=node_name(imp, node))
 
 
 @_reg("PRelu")
@@ -119,13 +104,13 @@ def prelu(imp, node, attrs):
     if slope is None:
         raise imp.fail(node, "the slope must be a constant")
     gamma = imp.param(node.input[1] + "_gamma", slope.reshape(-1))
-    return S.LeakyReLU(_in(imp, node, 0), gamma, act_type="prelu", name=_name(imp, node))
+    return S.LeakyReLU(node_input(imp, node, 0), gamma, act_type="prelu", name=node_name(imp, node))
 
 
 @_reg("HardSigmoid")
 def hard_sigmoid(imp, node, attrs):
-    return S.hard_sigmoid(_in(imp, node, 0), alpha=attrs.get("alpha", 0.2), beta=attrs.get("beta", 0.5),
-                          name=_name(imp, node))
+    return S.hard_sigmoid(node_input(imp, node, 0), alpha=attrs.get("alpha", 0.2), beta=attrs.get("beta", 0.5),
+                          name=node_name(imp, node))
 
 
 @_reg("Softmax", "LogSoftmax")
@@ -135,12 +120,12 @@ def softmax(imp, node, attrs):
     if imp.opset < 13 and axis != -1:  # the old form flattens from `axis`: exact for the last axis only
         shape = imp.shapes.get(node.input[0])
         if not shape or axis % len(shape) != len(shape) - 1:
-            flat = S.Flatten(_in(imp, node, 0)) if axis == 1 else None
+            flat = S.Flatten(node_input(imp, node, 0)) if axis == 1 else None
             if flat is None:
                 raise imp.fail(node, f"opset {imp.opset} Softmax over axis {axis} of an unknown rank")
-            return S.reshape_like(op(flat, axis=-1), _in(imp, node, 0), name=_name(imp, node))
+            return S.reshape_like(op(flat, axis=-1), node_input(imp, node, 0), name=node_name(imp, node))
         axis = -1
-    return op(_in(imp, node, 0), axis=axis, name=_name(imp, node))
+    return op(node_input(imp, node, 0), axis=axis, name=node_name(imp, node))
 
 
 @_reg("Cast")
@@ -152,12 +137,12 @@ def cast(imp, node, attrs):
     if c is not None:
         imp.consts[node.output[0]] = c.astype(dtype)
         return None
-    return S.Cast(_in(imp, node, 0), dtype=dtype.name, name=_name(imp, node))
+    return S.Cast(node_input(imp, node, 0), dtype=dtype.name, name=node_name(imp, node))
 
 
 @_reg("Dropout")
 def dropout(imp, node, attrs):
-    return S._copy(_in(imp, node, 0), name=_name(imp, node))
+    return S._copy(node_input(imp, node, 0), name=node_name(imp, node))
 
 
 # -- layers --------------------------------------------------------------------------------------
@@ -187,24 +172,24 @@ def conv(imp, node, attrs):
               pad=_pads(imp, node, attrs, n), num_group=group, no_bias=len(node.input) < 3 or not node.input[2])
     ins = [imp.sym(i) for i in node.input if i]
     if node.op_type == "Conv":
-        return S.Convolution(*ins, num_filter=w[0], name=_name(imp, node), **kw)
+        return S.Convolution(*ins, num_filter=w[0], name=node_name(imp, node), **kw)
     if "output_shape" in attrs:
         kw["target_shape"] = tuple(attrs["output_shape"][-n:])
     kw["adj"] = tuple(attrs.get("output_padding", [0] * n))
-    return S.Deconvolution(*ins, num_filter=w[1] * group, name=_name(imp, node), **kw)
+    return S.Deconvolution(*ins, num_filter=w[1] * group, name=node_name(imp, node), **kw)
 
 
 @_reg("BatchNormalization")
 def batch_norm(imp, node, attrs):
     ins = [imp.sym(i) for i in node.input[:5]]
     return S.BatchNorm(*ins, eps=float(attrs.get("epsilon", 1e-5)), momentum=float(attrs.get("momentum", 0.9)),
-                       fix_gamma=False, use_global_stats=True, name=_name(imp, node))
+                       fix_gamma=False, use_global_stats=True, name=node_name(imp, node))
 
 
 @_reg("InstanceNormalization")
 def instance_norm(imp, node, attrs):
     return S.InstanceNorm(*[imp.sym(i) for i in node.input[:3]], eps=float(attrs.get("epsilon", 1e-5)),
-                          name=_name(imp, node))
+                          name=node_name(imp, node))
 
 
 @_reg("LayerNormalization")
@@ -214,10 +199,10 @@ def layer_norm(imp, node, attrs):
     shape = imp.shapes.get(node.input[0])
     if scale is not None and scale.ndim != 1 or (shape and axis % len(shape) != len(shape) - 1 and axis != -1):
         raise imp.fail(node, "only normalisation over the last axis is supported")
-    beta = _in(imp, node, 2) if len(node.input) > 2 and node.input[2] else \
+    beta = node_input(imp, node, 2) if len(node.input) > 2 and node.input[2] else \
         imp.param(node.input[1] + "_beta", np.zeros_like(scale))
-    return S.LayerNorm(_in(imp, node, 0), _in(imp, node, 1), beta, axis=-1, eps=float(attrs.get("epsilon", 1e-5)),
-                       name=_name(imp, node))
+    return S.LayerNorm(node_input(imp, node, 0), node_input(imp, node, 1), beta, axis=-1, eps=float(attrs.get("epsilon", 1e-5)),
+                       name=node_name(imp, node))
 
 
 @_reg("MaxPool", "AveragePool", "LpPool")
@@ -233,26 +218,26 @@ def pool(imp, node, attrs):
         kw["count_include_pad"] = bool(attrs.get("count_include_pad", 0))
     if kind == "lp":
         kw["p_value"] = int(attrs.get("p", 2))
-    return S.Pooling(_in(imp, node, 0), name=_name(imp, node), **kw)
+    return S.Pooling(node_input(imp, node, 0), name=node_name(imp, node), **kw)
 
 
 @_reg("GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool")
 def global_pool(imp, node, attrs):
     kind = {"GlobalAveragePool": "avg", "GlobalMaxPool": "max", "GlobalLpPool": "lp"}[node.op_type]
     extra = {"p_value": int(attrs.get("p", 2))} if kind == "lp" else {}
-    return S.Pooling(_in(imp, node, 0), kernel=(1, 1), global_pool=True, pool_type=kind, name=_name(imp, node),
+    return S.Pooling(node_input(imp, node, 0), kernel=(1, 1), global_pool=True, pool_type=kind, name=node_name(imp, node),
                      **extra)
 
 
 @_reg("Gemm")
 def gemm(imp, node, attrs):
     alpha, beta = float(attrs.get("alpha", 1.0)), float(attrs.get("beta", 1.0))
-    a = _in(imp, node, 0)
+    a = node_input(imp, node, 0)
     if attrs.get("transA", 0):
         a = S.transpose(a)
     bval = imp.const(node.input[1])
     has_c = len(node.input) > 2 and node.input[2]
-    name = _name(imp, node)
+    name = node_name(imp, node)
     if bval is not None:
         w = bval if attrs.get("transB", 0) else bval.T
         weight = imp.sym(node.input[1]) if attrs.get("transB", 0) and alpha == 1 else \
@@ -264,9 +249,9 @@ def gemm(imp, node, attrs):
             return S.FullyConnected(a, weight, bias, num_hidden=w.shape[0], name=name)
         out = S.FullyConnected(a, weight, num_hidden=w.shape[0], no_bias=True, name=None if has_c else name)
     else:
-        out = S.linalg_gemm2(a, _in(imp, node, 1), transpose_b=bool(attrs.get("transB", 0)), alpha=alpha)
+        out = S.linalg_gemm2(a, node_input(imp, node, 1), transpose_b=bool(attrs.get("transB", 0)), alpha=alpha)
     if has_c:
-        c = _in(imp, node, 2)
+        c = node_input(imp, node, 2)
         out = S.broadcast_add(out, c if beta == 1 else S._mul_scalar(c, scalar=beta), name=name)
     return out
 
@@ -274,21 +259,21 @@ def gemm(imp, node, attrs):
 @_reg("MatMul")
 def matmul(imp, node, attrs):
     bval = imp.const(node.input[1])
-    name = _name(imp, node)
+    name = node_name(imp, node)
     if bval is not None and bval.ndim == 2:
         weight = imp.param(node.input[1] + "_t", np.ascontiguousarray(bval.T))
-        return S.FullyConnected(_in(imp, node, 0), weight, num_hidden=bval.shape[1], no_bias=True, flatten=False,
+        return S.FullyConnected(node_input(imp, node, 0), weight, num_hidden=bval.shape[1], no_bias=True, flatten=False,
                                 name=name)
     a_shape, b_shape = imp.shapes.get(node.input[0]), imp.shapes.get(node.input[1])
     if a_shape and b_shape and len(a_shape) == len(b_shape) == 2:
-        return S.dot(_in(imp, node, 0), _in(imp, node, 1), name=name)
-    return S.batch_dot(_in(imp, node, 0), _in(imp, node, 1), name=name)
+        return S.dot(node_input(imp, node, 0), node_input(imp, node, 1), name=name)
+    return S.batch_dot(node_input(imp, node, 0), node_input(imp, node, 1), name=name)
 
 
 @_reg("LRN")
 def lrn(imp, node, attrs):
-    return S.LRN(_in(imp, node, 0), alpha=attrs.get("alpha", 1e-4), beta=attrs.get("beta", 0.75),
-                 knorm=attrs.get("bias", 1.0), nsize=attrs["size"], name=_name(imp, node))
+    return S.LRN(node_input(imp, node, 0), alpha=attrs.get("alpha", 1e-4), beta=attrs.get("beta", 0.75),
+                 knorm=attrs.get("bias", 1.0), nsize=attrs["size"], name=node_name(imp, node))
 
 
 for _op in ("LSTM", "GRU", "RNN"):

@@ -9,29 +9,14 @@ from __future__ import annotations
 import numpy as np
 
 from ._symbols import S
+from ._translate import node_input, node_name, registrar
 from .checks import check_constant
 
 __all__ = ["SHAPE_TRANSLATORS"]
 
 SHAPE_TRANSLATORS: dict = {}
 _BIG = 2 ** 62
-
-
-def _reg(*names):
-    def deco(fn):
-        for n in names:
-            SHAPE_TRANSLATORS[n] = fn
-        return fn
-
-    return deco
-
-
-def _in(imp, node, i):
-    return imp.sym(node.input[i])
-
-
-def _name(imp, node):
-    return imp.unique(node.name)
+_reg = registrar(SHAPE_TRANSLATORS)
 
 
 def _axes(imp, node, attrs, i=1):
@@ -71,8 +56,8 @@ def shape(imp, node, attrs):
     if known and all(known):  # static: a constant (Reshape keeps the batch free, see below)
         imp.consts[node.output[0]] = np.array(known, np.int64)
         return None
-    imp.shape_of[node.output[0]] = _in(imp, node, 0)
-    return S.shape_array(_in(imp, node, 0), name=_name(imp, node))
+    imp.shape_of[node.output[0]] = node_input(imp, node, 0)
+    return S.shape_array(node_input(imp, node, 0), name=node_name(imp, node))
 
 
 @_reg("Concat")
@@ -82,13 +67,13 @@ def concat(imp, node, attrs):
         imp.consts[node.output[0]] = np.concatenate(values, axis=attrs["axis"])
         return None
     return S.Concat(*[imp.sym(i) for i in node.input], dim=attrs["axis"], num_args=len(node.input),
-                    name=_name(imp, node))
+                    name=node_name(imp, node))
 
 
 @_reg("Reshape")
 def reshape(imp, node, attrs):
     if node.input[1] in imp.shape_of:
-        return S.reshape_like(_in(imp, node, 0), imp.shape_of[node.input[1]], name=_name(imp, node))
+        return S.reshape_like(node_input(imp, node, 0), imp.shape_of[node.input[1]], name=node_name(imp, node))
     target = imp.const(node.input[1])
     if target is None:
         raise imp.fail(node, "the shape must be a constant (or the Shape of a tensor)")
@@ -103,7 +88,7 @@ def reshape(imp, node, attrs):
     known = imp.shapes.get(node.input[0])
     if known and target and known[0] and target[0] == known[0]:
         target[0] = 0  # the same for this shape, and any batch size passes through
-    return S.Reshape(_in(imp, node, 0), shape=tuple(target), name=_name(imp, node))
+    return S.Reshape(node_input(imp, node, 0), shape=tuple(target), name=node_name(imp, node))
 
 
 @_reg("Flatten")
@@ -113,12 +98,12 @@ def flatten(imp, node, attrs):
     if axis < 0 and shape:
         axis += len(shape)
     if axis == 1:
-        return S.Flatten(_in(imp, node, 0), name=_name(imp, node))
+        return S.Flatten(node_input(imp, node, 0), name=node_name(imp, node))
     if axis == 0:
-        return S.Reshape(_in(imp, node, 0), shape=(1, -1), name=_name(imp, node))
+        return S.Reshape(node_input(imp, node, 0), shape=(1, -1), name=node_name(imp, node))
     if not shape or 0 in shape[axis:] or axis < 0:
         raise imp.fail(node, f"Flatten(axis={attrs.get('axis')}) needs the input's static shape")
-    return S.Reshape(_in(imp, node, 0), shape=(-1, int(np.prod(shape[axis:]))), name=_name(imp, node))
+    return S.Reshape(node_input(imp, node, 0), shape=(-1, int(np.prod(shape[axis:]))), name=node_name(imp, node))
 
 
 @_reg("Transpose")
@@ -127,13 +112,13 @@ def transpose(imp, node, attrs):
     if perm and sorted(perm) != list(range(len(perm))):
         raise imp.fail(node, f"attribute 'perm' {list(perm)[:8]}{' ...' if len(perm) > 8 else ''} is not a "
                              f"permutation of 0..{len(perm) - 1}")
-    return S.transpose(_in(imp, node, 0), axes=tuple(perm) if perm else (), name=_name(imp, node))
+    return S.transpose(node_input(imp, node, 0), axes=tuple(perm) if perm else (), name=node_name(imp, node))
 
 
 @_reg("Squeeze")
 def squeeze(imp, node, attrs):
     axes = _axes(imp, node, attrs)
-    return S.squeeze(_in(imp, node, 0), axis=tuple(axes) if axes else None, name=_name(imp, node))
+    return S.squeeze(node_input(imp, node, 0), axis=tuple(axes) if axes else None, name=node_name(imp, node))
 
 
 @_reg("Unsqueeze")
@@ -145,11 +130,11 @@ def unsqueeze(imp, node, attrs):
             c = np.expand_dims(c, a)
         imp.consts[node.output[0]] = c
         return None
-    out = _in(imp, node, 0)
+    out = node_input(imp, node, 0)
     if any(a < 0 for a in axes):
         raise imp.fail(node, "negative axes are not supported")
     for k, a in enumerate(axes):
-        out = S.expand_dims(out, axis=a, name=_name(imp, node) if k == len(axes) - 1 else None)
+        out = S.expand_dims(out, axis=a, name=node_name(imp, node) if k == len(axes) - 1 else None)
     return out
 
 
@@ -161,9 +146,9 @@ def gather(imp, node, attrs):
         imp.consts[node.output[0]] = np.take(data, idx, axis=axis)
         return None
     if data is not None and data.ndim == 2 and axis == 0:  # an embedding table
-        return S.Embedding(_in(imp, node, 1), _in(imp, node, 0), input_dim=data.shape[0], output_dim=data.shape[1],
-                           dtype=data.dtype.name, name=_name(imp, node))
-    return S.take(_in(imp, node, 0), _in(imp, node, 1), axis=axis, mode="wrap", name=_name(imp, node))
+        return S.Embedding(node_input(imp, node, 1), node_input(imp, node, 0), input_dim=data.shape[0], output_dim=data.shape[1],
+                           dtype=data.dtype.name, name=node_name(imp, node))
+    return S.take(node_input(imp, node, 0), node_input(imp, node, 1), axis=axis, mode="wrap", name=node_name(imp, node))
 
 
 @_reg("Slice")
@@ -185,9 +170,9 @@ def slice_(imp, node, attrs):
             index[a] = slice(s, e, st)
         imp.consts[node.output[0]] = data[tuple(index)]
         return None
-    out = _in(imp, node, 0)
+    out = node_input(imp, node, 0)
     for k, (s, e, a, st) in enumerate(zip(starts, ends, axes, steps, strict=True)):
-        name = _name(imp, node) if k == len(axes) - 1 else None
+        name = node_name(imp, node) if k == len(axes) - 1 else None
         if st == 1:
             out = S.slice_axis(out, axis=a, begin=s, end=None if e >= _BIG else e, name=name)
         elif a >= 0:
@@ -213,7 +198,7 @@ def pad(imp, node, attrs):
     if len(node.input) > 2 and node.input[2]:
         value = float(np.asarray(imp.const(node.input[2])).reshape(-1)[0])
     mode = attrs.get("mode", "constant")
-    return S.Pad(_in(imp, node, 0), mode=mode, pad_width=width, constant_value=float(value), name=_name(imp, node))
+    return S.Pad(node_input(imp, node, 0), mode=mode, pad_width=width, constant_value=float(value), name=node_name(imp, node))
 
 
 @_reg("Resize", "Upsample")
@@ -233,8 +218,8 @@ def resize(imp, node, attrs):
     if scales is None or len(scales) < 3 or np.any(scales[:2] != 1) or len(set(scales[2:].tolist())) != 1 \
             or float(scales[2]) != int(scales[2]):
         raise imp.fail(node, f"only one integer scale on the spatial axes is supported, got {scales}")
-    return S.UpSampling(_in(imp, node, 0), scale=int(scales[2]), sample_type="nearest", num_args=1,
-                        name=_name(imp, node))
+    return S.UpSampling(node_input(imp, node, 0), scale=int(scales[2]), sample_type="nearest", num_args=1,
+                        name=node_name(imp, node))
 
 
 @_reg("Split")
@@ -245,10 +230,10 @@ def split(imp, node, attrs):
         sizes = imp.const(node.input[1])
     n = len(node.output)
     if sizes is None or len(set(int(s) for s in np.reshape(sizes, -1))) == 1:
-        parts = S.SliceChannel(_in(imp, node, 0), num_outputs=n, axis=axis, name=_name(imp, node))
+        parts = S.SliceChannel(node_input(imp, node, 0), num_outputs=n, axis=axis, name=node_name(imp, node))
         return [parts[i] for i in range(n)]
     bounds = np.cumsum([0] + [int(s) for s in np.reshape(sizes, -1)])
-    return [S.slice_axis(_in(imp, node, 0), axis=axis, begin=int(bounds[i]), end=int(bounds[i + 1]))
+    return [S.slice_axis(node_input(imp, node, 0), axis=axis, begin=int(bounds[i]), end=int(bounds[i + 1]))
             for i in range(n)]
 
 
@@ -259,9 +244,9 @@ _REDUCE = {"ReduceMean": "mean", "ReduceSum": "sum", "ReduceMax": "max", "Reduce
 def reduce(imp, node, attrs):
     axes = _axes(imp, node, attrs)
     if axes is None and attrs.get("noop_with_empty_axes", 0):
-        return S._copy(_in(imp, node, 0), name=_name(imp, node))
-    return getattr(S, _REDUCE[node.op_type])(_in(imp, node, 0), axis=tuple(axes) if axes else None,
-                                               keepdims=bool(attrs.get("keepdims", 1)), name=_name(imp, node))
+        return S._copy(node_input(imp, node, 0), name=node_name(imp, node))
+    return getattr(S, _REDUCE[node.op_type])(node_input(imp, node, 0), axis=tuple(axes) if axes else None,
+                                               keepdims=bool(attrs.get("keepdims", 1)), name=node_name(imp, node))
 
 
 @_reg("ConstantOfShape")

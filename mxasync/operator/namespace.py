@@ -11,6 +11,9 @@ loads nothing, and looking one up makes its function (loading the op's family, s
 (True, '<function _contrib_box_nms>', '<function _contrib_box_nms>')
 >>> ops.get("no_such_op") is None
 True
+>>> pdfs = OpNamespace({}, str, prefix="_random_pdf_", shown_as="pdf_")
+>>> "pdf_normal" in pdfs.names(), pdfs.get("pdf_normal")
+(True, '_random_pdf_normal')
 """
 
 from __future__ import annotations
@@ -31,10 +34,12 @@ class OpNamespace:
     ``strip=False`` names keep the prefix (``mx.nd._internal`` shows ``_``-names as they are).
     ``public=True`` shows the names that do not start with ``_`` (the top of ``mx.nd``/``mx.sym``).
     ``exclude``: op-name prefixes left out; ``unlisted``: prefixes of names found but not listed.
+    ``shown_as``: put in front of each shown name (``prefix="_random_pdf_", shown_as="pdf_"``: ``pdf_normal``).
     """
 
     def __init__(self, namespace: dict, factory: Callable[[str], Any], prefix: str = "", *, strip: bool = True,
-                 public: bool = False, exclude: tuple[str, ...] = (), unlisted: tuple[str, ...] = ()):
+                 public: bool = False, exclude: tuple[str, ...] = (), unlisted: tuple[str, ...] = (),
+                 shown_as: str = ""):
         self._namespace = namespace
         self._factory = factory
         self._prefix = prefix
@@ -42,6 +47,7 @@ class OpNamespace:
         self._public = public
         self._exclude = exclude
         self._unlisted = unlisted
+        self._shown_as = shown_as
         self._table: dict[str, str] = {}
         self._seen: frozenset[str] | None = None
 
@@ -50,7 +56,8 @@ class OpNamespace:
             return None if op.startswith("_") else op
         if not op.startswith(self._prefix) or (self._exclude and op.startswith(self._exclude)):
             return None
-        return op[self._cut:] or None
+        attr = op[self._cut:]
+        return self._shown_as + attr if attr else None
 
     def table(self) -> dict[str, str]:
         """``{attribute name: op name}`` for every op this namespace shows (registered since, too)."""
@@ -91,6 +98,15 @@ class OpNamespace:
         if value is None:
             raise AttributeError(f"module {module!r} has no attribute {attr!r}")
         return value
+
+    def module_hooks(self, module: str) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+        """``(__getattr__, __dir__)`` of a module that shows these ops, for its last lines:
+        ``__getattr__, __dir__ = _ops.module_hooks(__name__)``."""
+
+        def module_getattr(attr: str) -> Any:
+            return self.getattr(module, attr)
+
+        return module_getattr, self.dir
 
     def dir(self) -> list[str]:
         """``module.__dir__``: every op it shows, the module's ``__all__``, submodules and private names

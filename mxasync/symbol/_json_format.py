@@ -100,18 +100,22 @@ def _str_dict(value: Any, where: str, key: str) -> dict[str, str]:
     return dict(value)
 
 
+def _check_keys(obj: dict, where: str, required: tuple[str, ...], known: set[str]) -> None:
+    for key in required:
+        if key not in obj:
+            raise _err(where, f'missing key "{key}"')
+    unknown = set(obj) - known
+    if unknown:
+        raise _err(where, f"unknown keys {sorted(unknown)} (MXNet 1.9.1 refuses them)")
+
+
 def _node(obj: Any, index: int, prefix: str) -> JsonNode:
     where = f"{prefix}node {index}"
     if not isinstance(obj, dict):
         raise _err(where, f"expected an object, got {obj!r}")
     if isinstance(obj.get("name"), str):
         where = f"{prefix}node {index} ({obj['name']!r})"
-    for key in ("op", "name", "inputs"):
-        if key not in obj:
-            raise _err(where, f'missing key "{key}"')
-    unknown = set(obj) - _NODE_KEYS
-    if unknown:
-        raise _err(where, f"unknown keys {sorted(unknown)} (MXNet 1.9.1 refuses them)")
+    _check_keys(obj, where, ("op", "name", "inputs"), _NODE_KEYS)
     if not isinstance(obj["op"], str) or not isinstance(obj["name"], str):
         raise _err(where, '"op" and "name" must be strings')
     # "attrs" and "attr" fill the same map, the later one in the file replacing the earlier;
@@ -185,12 +189,7 @@ def _upgrade_hidden_keys(attrs: dict[str, str]) -> dict[str, str]:
 def _graph(obj: Any, where: str, upgrade: bool) -> JsonGraph:
     if not isinstance(obj, dict):
         raise _err(where, f"expected an object, got {type(obj).__name__}")
-    for key in ("nodes", "arg_nodes", "heads"):
-        if key not in obj:
-            raise _err(where, f'missing key "{key}"')
-    unknown = set(obj) - _GRAPH_KEYS
-    if unknown:
-        raise _err(where, f"unknown keys {sorted(unknown)} (MXNet 1.9.1 refuses them)")
+    _check_keys(obj, where, ("nodes", "arg_nodes", "heads"), _GRAPH_KEYS)
     if not isinstance(obj["nodes"], list) or not isinstance(obj["heads"], list):
         raise _err(where, '"nodes" and "heads" must be lists')
     attrs = obj.get("attrs", {})

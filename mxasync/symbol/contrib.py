@@ -5,8 +5,6 @@ The functions are made on first use (``operator/namespace.py``): listing them lo
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..operator.namespace import OpNamespace as _OpNamespace
 from .register import make_function
 
@@ -18,10 +16,4 @@ from ._control_flow import cond, foreach, while_loop  # noqa: E402
 
 __all__ += ["rand_zipfian", "adamw_update", "mp_adamw_update", "foreach", "while_loop", "cond"]
 
-
-def __getattr__(name: str) -> Any:
-    return _ops.getattr(__name__, name)
-
-
-def __dir__() -> list[str]:
-    return _ops.dir()
+__getattr__, __dir__ = _ops.module_hooks(__name__)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import MXAsyncError
+from ..operator.namespace import OpNamespace as _OpNamespace
 from .register import create
 from .register import make_function as _make_op_function
 from .symbol import Symbol
@@ -141,19 +142,9 @@ def shuffle(data: Symbol, name=None, attr=None, **kwargs):
     """``data`` with its first axis randomly permuted."""
     return create("_shuffle", [data], kwargs, name=name, attr=attr)
 
-# The densities: MXNet 1.9.1 names them only mx.sym.random_pdf_<dist>; mx.sym.random.pdf_<dist> is the same op.
-_PDF = ("uniform", "normal", "gamma", "exponential", "poisson", "negative_binomial", "generalized_negative_binomial",
-        "dirichlet")
-__all__ += [f"pdf_{_d}" for _d in _PDF]
+# The densities: MXNet 1.9.1 names them only mx.sym.random_pdf_<dist>; mx.sym.random.pdf_<dist> is the same op,
+# made on first use (its op family loads then; operator/namespace.py).
+_pdfs = _OpNamespace(globals(), _make_op_function, "_random_pdf_", shown_as="pdf_")
+__all__ += sorted(_pdfs.names())
 
-
-def __getattr__(name: str) -> Any:
-    # the densities are made on first use (their op family loads then)
-    if name.startswith("pdf_") and name[4:] in _PDF:
-        fn = globals()[name] = _make_op_function(f"_random_pdf_{name[4:]}")
-        return fn
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:  # the samplers and densities, not the helpers this module imports
-    return sorted({n for n in globals() if n.startswith("_") or n in __all__} | {f"pdf_{d}" for d in _PDF})
+__getattr__, __dir__ = _pdfs.module_hooks(__name__)

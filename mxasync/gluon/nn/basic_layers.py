@@ -77,13 +77,17 @@ class Dropout(HybridBlock):
 
 
 class _BatchNorm(HybridBlock):
+    """BatchNorm's layer; a subclass says whether ReLU follows (``_fuse_relu``)."""
+
+    _fuse_relu = False
+
     def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True, use_global_stats=False,
-                 fuse_relu=False, beta_initializer="zeros", gamma_initializer="ones",
-                 running_mean_initializer="zeros", running_variance_initializer="ones", in_channels=0, **kwargs):
+                 beta_initializer="zeros", gamma_initializer="ones", running_mean_initializer="zeros",
+                 running_variance_initializer="ones", in_channels=0, **kwargs):
         super().__init__(**kwargs)
         self._kwargs = {"axis": axis, "eps": epsilon, "momentum": momentum, "fix_gamma": not scale,
                         "use_global_stats": use_global_stats}
-        self.fuse_relu = fuse_relu
+        self.fuse_relu = self._fuse_relu
         if in_channels != 0:
             self.in_channels = in_channels
         shape = (in_channels,)
@@ -119,27 +123,11 @@ class BatchNorm(_BatchNorm):
     ``scale=False`` fixes gamma at 1 (MXNet's ``fix_gamma``); ``center=False`` leaves beta untrained.
     """
 
-    def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True, use_global_stats=False,
-                 beta_initializer="zeros", gamma_initializer="ones", running_mean_initializer="zeros",
-                 running_variance_initializer="ones", in_channels=0, **kwargs):
-        super().__init__(axis=axis, momentum=momentum, epsilon=epsilon, center=center, scale=scale,
-                         use_global_stats=use_global_stats, fuse_relu=False, beta_initializer=beta_initializer,
-                         gamma_initializer=gamma_initializer, running_mean_initializer=running_mean_initializer,
-                         running_variance_initializer=running_variance_initializer, in_channels=in_channels,
-                         **kwargs)
-
 
 class BatchNormReLU(_BatchNorm):
     """BatchNorm followed by ReLU (MXNet's fused layer; here the two ops in sequence)."""
 
-    def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True, use_global_stats=False,
-                 beta_initializer="zeros", gamma_initializer="ones", running_mean_initializer="zeros",
-                 running_variance_initializer="ones", in_channels=0, **kwargs):
-        super().__init__(axis=axis, momentum=momentum, epsilon=epsilon, center=center, scale=scale,
-                         use_global_stats=use_global_stats, fuse_relu=True, beta_initializer=beta_initializer,
-                         gamma_initializer=gamma_initializer, running_mean_initializer=running_mean_initializer,
-                         running_variance_initializer=running_variance_initializer, in_channels=in_channels,
-                         **kwargs)
+    _fuse_relu = True
 
 
 class Embedding(HybridBlock):
@@ -174,10 +162,14 @@ class Flatten(HybridBlock):
 class _AffineNorm(HybridBlock):
     """Shared parts of the per-sample norms: gamma/beta of a given shape, MXNet's repr."""
 
-    def _affine(self, shape, center, scale, beta_initializer, gamma_initializer):
-        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null", shape=shape,
+    def _affine(self, shape, kwargs, beta_initializer, gamma_initializer):
+        """Keep the op's keyword arguments (``kwargs``: eps, center, scale and the layer's own; the repr shows
+        them) and make gamma and beta of ``shape``, trained when ``scale`` / ``center``."""
+        self._kwargs = kwargs
+        self._epsilon, self._center, self._scale = kwargs["eps"], kwargs["center"], kwargs["scale"]
+        self.gamma = self.params.get("gamma", grad_req="write" if self._scale else "null", shape=shape,
                                      init=gamma_initializer, allow_deferred_init=True)
-        self.beta = self.params.get("beta", grad_req="write" if center else "null", shape=shape,
+        self.beta = self.params.get("beta", grad_req="write" if self._center else "null", shape=shape,
                                     init=beta_initializer, allow_deferred_init=True)
 
     def __repr__(self):
@@ -190,10 +182,9 @@ class InstanceNorm(_AffineNorm):
     def __init__(self, axis=1, epsilon=1e-5, center=True, scale=False, beta_initializer="zeros",
                  gamma_initializer="ones", in_channels=0, **kwargs):
         super().__init__(**kwargs)
-        self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
         self._axis = axis
-        self._epsilon = epsilon
-        self._affine((in_channels,), center, scale, beta_initializer, gamma_initializer)
+        self._affine((in_channels,), {"eps": epsilon, "axis": axis, "center": center, "scale": scale},
+                     beta_initializer, gamma_initializer)
 
     def hybrid_forward(self, F, x, gamma, beta):
         if self._axis == 1:
@@ -208,12 +199,9 @@ class LayerNorm(_AffineNorm):
     def __init__(self, axis=-1, epsilon=1e-5, center=True, scale=True, beta_initializer="zeros",
                  gamma_initializer="ones", in_channels=0, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
-        self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
         self._axis = axis
-        self._epsilon = epsilon
-        self._center = center
-        self._scale = scale
-        self._affine((in_channels,), center, scale, beta_initializer, gamma_initializer)
+        self._affine((in_channels,), {"eps": epsilon, "axis": axis, "center": center, "scale": scale},
+                     beta_initializer, gamma_initializer)
 
     def hybrid_forward(self, F, data, gamma, beta):
         return F.LayerNorm(data, gamma=gamma, beta=beta, axis=self._axis, eps=self._epsilon)
@@ -225,12 +213,9 @@ class GroupNorm(_AffineNorm):
     def __init__(self, num_groups=1, epsilon=1e-5, center=True, scale=True, beta_initializer="zeros",
                  gamma_initializer="ones", prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
-        self._kwargs = {"eps": epsilon, "num_groups": num_groups, "center": center, "scale": scale}
         self._num_groups = num_groups
-        self._epsilon = epsilon
-        self._center = center
-        self._scale = scale
-        self._affine((num_groups,), center, scale, beta_initializer, gamma_initializer)
+        self._affine((num_groups,), {"eps": epsilon, "num_groups": num_groups, "center": center, "scale": scale},
+                     beta_initializer, gamma_initializer)
 
     def hybrid_forward(self, F, data, gamma, beta):
         return F.GroupNorm(data, gamma=gamma, beta=beta, num_groups=self._num_groups, eps=self._epsilon)

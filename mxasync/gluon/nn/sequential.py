@@ -30,23 +30,9 @@ def _chain(children, x, args):
     return x
 
 
-def _repr(self) -> str:
-    body = "\n".join(f"  ({key}): {_indent(repr(block), 2)}" for key, block in self._children.items())
-    return f"{self.__class__.__name__}(\n{body}\n)"
-
-
-def _getitem(self, key):
-    layers = list(self._children.values())[key]
-    if not isinstance(layers, list):
-        return layers
-    net = type(self)(prefix=self._prefix)
-    with net.name_scope():
-        net.add(*layers)
-    return net
-
-
-class Sequential(Block):
-    """Stacks Blocks: the output of each is the input of the next."""
+class _Stack:
+    """What Sequential and HybridSequential share (before Block or HybridBlock in their bases): the list
+    of children, ``add``, indexing (a slice is a new container of the same type), ``len`` and the repr."""
 
     def __init__(self, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
@@ -58,14 +44,28 @@ class Sequential(Block):
             self._layers.append(block)
             self.register_child(block)
 
-    def forward(self, x, *args):
-        return _chain(self._children.values(), x, args)
+    def __repr__(self) -> str:
+        body = "\n".join(f"  ({key}): {_indent(repr(block), 2)}" for key, block in self._children.items())
+        return f"{self.__class__.__name__}(\n{body}\n)"
 
-    __repr__ = _repr
-    __getitem__ = _getitem
+    def __getitem__(self, key):
+        layers = list(self._children.values())[key]
+        if not isinstance(layers, list):
+            return layers
+        net = type(self)(prefix=self._prefix)
+        with net.name_scope():
+            net.add(*layers)
+        return net
 
     def __len__(self) -> int:
         return len(self._children)
+
+
+class Sequential(_Stack, Block):
+    """Stacks Blocks: the output of each is the input of the next."""
+
+    def forward(self, x, *args):
+        return _chain(self._children.values(), x, args)
 
     def hybridize(self, active=True, **kwargs) -> None:
         if self._children and all(isinstance(c, HybridBlock) for c in self._children.values()):
@@ -74,27 +74,11 @@ class Sequential(Block):
         super().hybridize(active, **kwargs)
 
 
-class HybridSequential(HybridBlock):
+class HybridSequential(_Stack, HybridBlock):
     """Stacks HybridBlocks; hybridized, the whole stack is one cached graph."""
-
-    def __init__(self, prefix=None, params=None):
-        super().__init__(prefix=prefix, params=params)
-        self._layers = []
-
-    def add(self, *blocks) -> None:
-        """Append blocks at the end."""
-        for block in blocks:
-            self._layers.append(block)
-            self.register_child(block)
 
     def hybrid_forward(self, F, x, *args):
         return _chain(self._children.values(), x, args)
-
-    __repr__ = _repr
-    __getitem__ = _getitem
-
-    def __len__(self) -> int:
-        return len(self._children)
 
 
 class Lambda(Block):

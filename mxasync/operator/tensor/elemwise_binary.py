@@ -18,9 +18,10 @@ import numpy as _np
 import numpy as np
 
 from .._util import broadcast_shape, unbroadcast
-from ..base import ADD_TO, NULL, WRITE_INPLACE, WRITE_TO
+from ..base import WRITE_INPLACE, WRITE_TO
 from ..functional import FunctionalOperator, FunctionalProperty, defop
 from ..params import OpParam
+from .elemwise_unary import SameAsInputProperty, UfuncOperator
 
 __all__ = ["BINARY_OPS", "SCALAR_OPS"]
 
@@ -82,24 +83,6 @@ BINARY_OPS = {
 _ELEMWISE_NAME = {k: f"elemwise_{k}" if k in ("add", "sub", "mul", "div") else f"_{k}" for k in BINARY_OPS}
 
 
-class _BinaryOperator(FunctionalOperator):
-    __slots__ = ("ufunc",)
-
-    def forward(self, op_ctx, in_data, req, out_data, aux):
-        r = req[0]
-        if r is WRITE_TO or r is WRITE_INPLACE:
-            try:
-                self.ufunc(in_data[0], in_data[1], out=out_data[0])
-            except TypeError:  # an integer output of a float-valued ufunc (int / int, sqrt(int)):
-                # compute in floating point and cast, truncating toward zero as MXNet's C kernels do
-                with _np.errstate(invalid="ignore", divide="ignore"):  # NaN/inf cast as C does, silently
-                    FunctionalOperator.forward(self, op_ctx, in_data, req, out_data, aux)
-        elif r is ADD_TO:
-            out_data[0] += self.ufunc(in_data[0], in_data[1])
-        elif r is not NULL:
-            FunctionalOperator.forward(self, op_ctx, in_data, req, out_data, aux)
-
-
 class _BinaryProperty(FunctionalProperty):
     arguments = ("lhs", "rhs")
     ufunc_name: str | None = None
@@ -131,7 +114,7 @@ class _BinaryProperty(FunctionalProperty):
         op = super().create_operator(ctx)
         if self.ufunc_name is None or op.fwd is not type(self).fwd:
             return op
-        fast = _BinaryOperator(self, op.xp, op.fwd, op.bwd)
+        fast = UfuncOperator(self, op.xp, op.fwd, op.bwd)
         fast.ufunc = getattr(op.xp, self.ufunc_name)
         return fast
 
@@ -236,15 +219,7 @@ class _ScalarOperator(FunctionalOperator):
             FunctionalOperator.forward(self, op_ctx, in_data, req, out_data, aux)
 
 
-class _ScalarProperty(FunctionalProperty):
-    def infer_shape(self, in_shapes):
-        s = in_shapes[0]
-        return [s], [s], []
-
-    def infer_type(self, in_types):
-        t = in_types[0]
-        return [t], [t], []
-
+class _ScalarProperty(SameAsInputProperty):
     def create_operator(self, ctx):
         op = super().create_operator(ctx)
         spec = _SCALAR_UFUNCS.get(self.op_name)

@@ -24,11 +24,11 @@ from ..base import ADD_TO, NULL, WRITE_INPLACE, WRITE_TO
 from ..functional import FunctionalOperator, FunctionalProperty, defop
 from ..params import Field, OpParam
 
-__all__ = ["UNARY_OPS"]
+__all__ = ["UNARY_OPS", "SameAsInputProperty", "UfuncOperator"]
 
 
-class _UnaryOperator(FunctionalOperator):
-    """Writes ufunc results straight into the output."""
+class UfuncOperator(FunctionalOperator):
+    """Writes the ufunc of its inputs (one or two) straight into the output (the unary and binary ops)."""
 
     __slots__ = ("ufunc",)
 
@@ -36,19 +36,19 @@ class _UnaryOperator(FunctionalOperator):
         r = req[0]
         if r is WRITE_TO or r is WRITE_INPLACE:
             try:
-                self.ufunc(in_data[0], out=out_data[0])
+                self.ufunc(*in_data, out=out_data[0])
             except TypeError:  # an integer output of a float-valued ufunc (int / int, sqrt(int)):
                 # compute in floating point and cast, truncating toward zero as MXNet's C kernels do
                 with _np.errstate(invalid="ignore", divide="ignore"):  # NaN/inf cast as C does, silently
                     FunctionalOperator.forward(self, op_ctx, in_data, req, out_data, aux)
         elif r is ADD_TO:
-            out_data[0] += self.ufunc(in_data[0])
+            out_data[0] += self.ufunc(*in_data)
         elif r is not NULL:
             FunctionalOperator.forward(self, op_ctx, in_data, req, out_data, aux)
 
 
-class _UnaryProperty(FunctionalProperty):
-    ufunc_name: str | None = None
+class SameAsInputProperty(FunctionalProperty):
+    """One input, and an output of its shape and dtype (the unary and the tensor-scalar ops)."""
 
     def infer_shape(self, in_shapes):
         s = in_shapes[0]
@@ -58,12 +58,16 @@ class _UnaryProperty(FunctionalProperty):
         t = in_types[0]
         return [t], [t], []
 
+
+class _UnaryProperty(SameAsInputProperty):
+    ufunc_name: str | None = None
+
     def create_operator(self, ctx):
         op = super().create_operator(ctx)
         name = self.ufunc_name
         if name is None or op.fwd is not type(self).fwd:  # overridden kernels go through assign
             return op
-        fast = _UnaryOperator(self, op.xp, op.fwd, op.bwd)
+        fast = UfuncOperator(self, op.xp, op.fwd, op.bwd)
         fast.ufunc = getattr(op.xp, name)
         return fast
 

@@ -149,12 +149,18 @@ def _nonpos_int(xp, x):
     return (x <= 0) & (x == xp.floor(x))
 
 
+def _reflection(xp, x):
+    """``(x in float64, where x < 0.5, z)``: the series is taken at ``z = 1 - x`` there (the reflection
+    formula brings it back) and at ``x`` elsewhere."""
+    x64 = _f64(xp, x)
+    refl = x64 < 0.5
+    return x64, refl, xp.where(refl, 1.0 - x64, x64)
+
+
 @_quiet
 def gamma(xp, x):
     """The gamma function: inf at 0, nan at the negative integers, reflection below 0.5."""
-    x64 = _f64(xp, x)
-    refl = x64 < 0.5
-    z = xp.where(refl, 1.0 - x64, x64)
+    x64, refl, z = _reflection(xp, x)
     s, t = _lanczos_sum(z)
     half = xp.power(t, 0.5 * (z - 0.5))  # t^(z-0.5) in two halves: no early overflow
     g = math.sqrt(2.0 * math.pi) * half * xp.exp(-t) * half * s
@@ -167,9 +173,7 @@ def gamma(xp, x):
 @_quiet
 def gammaln(xp, x):
     """log|gamma(x)|: inf at 0 and the negative integers."""
-    x64 = _f64(xp, x)
-    refl = x64 < 0.5
-    z = xp.where(refl, 1.0 - x64, x64)
+    x64, refl, z = _reflection(xp, x)
     s, t = _lanczos_sum(z)
     lg = _HALF_LOG_2PI + (z - 0.5) * xp.log(t) - t + xp.log(s)
     sin_term = xp.abs(xp.sin(math.pi * xp.where(refl, x64, 0.5)))
@@ -181,9 +185,7 @@ def gammaln(xp, x):
 @_quiet
 def digamma(xp, x):
     """psi(x) = d log|gamma(x)| / dx (float64)."""
-    x64 = _f64(xp, x)
-    refl = x64 < 0.5
-    z = xp.where(refl, 1.0 - x64, x64)
+    x64, refl, z = _reflection(xp, x)
     acc = xp.zeros_like(z)
     for _ in range(10):  # psi(z) = psi(z + 1) - 1/z until z >= 10
         low = z < 10.0

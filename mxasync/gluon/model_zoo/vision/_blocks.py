@@ -1,30 +1,12 @@
-"""Pieces the model zoo shares: MXNet's ``contrib.nn`` HybridConcurrent and Identity, and the pretrained loader."""
+"""Pieces the model zoo shares: ``contrib.nn``'s HybridConcurrent and Identity (the same classes, as in MXNet), and the
+pretrained loader."""
 
 from __future__ import annotations
 
 from ....context import cpu
-from ...block import HybridBlock
-from ...nn import HybridSequential
+from ...contrib.nn.basic_layers import HybridConcurrent, Identity
 
 __all__ = ["HybridConcurrent", "Identity", "load_pretrained"]
-
-
-class HybridConcurrent(HybridSequential):
-    """Feed the input to every child and concatenate their outputs on ``axis``."""
-
-    def __init__(self, axis=-1, prefix=None, params=None):
-        super().__init__(prefix=prefix, params=params)
-        self.axis = axis
-
-    def hybrid_forward(self, F, x):
-        return F.concat(*[block(x) for block in self._children.values()], dim=self.axis)
-
-
-class Identity(HybridBlock):
-    """Pass the input through (the shortcut branch of a HybridConcurrent)."""
-
-    def hybrid_forward(self, F, x):
-        return x
 
 
 def load_pretrained(net, name: str, root=None, ctx=None):

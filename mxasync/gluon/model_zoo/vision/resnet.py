@@ -60,7 +60,20 @@ class BottleneckV1(_ResidualV1):
         self._shortcut(downsample, channels, stride, in_channels)
 
 
-class BasicBlockV2(HybridBlock):
+class _ResidualV2(HybridBlock):
+    """Pre-activation residual blocks: ``bn1`` and ReLU open the body, and the shortcut is the input or,
+    with ``downsample``, its projection taken after that first BN-ReLU."""
+
+    def _preactivate(self, F, x):
+        """``(x after bn1 and ReLU, the shortcut)``."""
+        residual = x
+        x = F.Activation(self.bn1(x), act_type="relu")
+        if self.downsample:
+            residual = self.downsample(x)
+        return x, residual
+
+
+class BasicBlockV2(_ResidualV2):
     """Pre-activation block: BN, ReLU, 3x3, BN, ReLU, 3x3, plus the (projected) input."""
 
     def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
@@ -72,16 +85,13 @@ class BasicBlockV2(HybridBlock):
         self.downsample = _projection(channels, stride, in_channels) if downsample else None
 
     def hybrid_forward(self, F, x):
-        residual = x
-        x = F.Activation(self.bn1(x), act_type="relu")
-        if self.downsample:
-            residual = self.downsample(x)
+        x, residual = self._preactivate(F, x)
         x = self.conv1(x)
         x = F.Activation(self.bn2(x), act_type="relu")
         return self.conv2(x) + residual
 
 
-class BottleneckV2(HybridBlock):
+class BottleneckV2(_ResidualV2):
     """Pre-activation bottleneck: BN-ReLU before each of 1x1, 3x3, 1x1."""
 
     def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
@@ -95,10 +105,7 @@ class BottleneckV2(HybridBlock):
         self.downsample = _projection(channels, stride, in_channels) if downsample else None
 
     def hybrid_forward(self, F, x):
-        residual = x
-        x = F.Activation(self.bn1(x), act_type="relu")
-        if self.downsample:
-            residual = self.downsample(x)
+        x, residual = self._preactivate(F, x)
         x = self.conv1(x)
         x = self.conv2(F.Activation(self.bn2(x), act_type="relu"))
         x = self.conv3(F.Activation(self.bn3(x), act_type="relu"))

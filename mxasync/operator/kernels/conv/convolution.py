@@ -14,9 +14,26 @@ from .._util import Array, check_layout, out_view
 from .im2col import conv_params
 
 
-def bias_shape(ndim: int) -> tuple[int, ...]:
-    """Broadcast shape that lines a ``(F,)`` bias up with axis 1 of an ``ndim`` array."""
-    return (1, -1) + (1,) * (ndim - 2)
+def grouped(weight: Array, num_group: int) -> Array:
+    """``weight`` as ``(num_group, rows per group, rest)``: the operand of the cores' batched matmuls."""
+    return weight.reshape(num_group, weight.shape[0] // num_group, -1)
+
+
+def add_bias(out: Array, bias: Array | None, no_bias: bool) -> Array:
+    """``out`` plus the ``(F,)`` ``bias`` along axis 1, in place (unless ``no_bias`` or there is none)."""
+    if not no_bias and bias is not None:
+        out += bias.reshape((1, -1) + (1,) * (out.ndim - 2))
+    return out
+
+
+def bias_grad(out_grad: Array, into: Array | None = None) -> Array:
+    """The bias gradient: ``out_grad`` summed over every axis but 1, written into ``into`` when it fits."""
+    axes = (0,) + tuple(range(2, out_grad.ndim))
+    target = out_view(into, (out_grad.shape[1],), out_grad.dtype)
+    if target is None:
+        return out_grad.sum(axis=axes)
+    out_grad.sum(axis=axes, out=target)
+    return into
 
 
 def convolution(
@@ -51,12 +68,9 @@ def convolution(
     """
     check_layout(layout, "Convolution")
     kernel, stride, dilate, pad = conv_params(data.ndim - 2, kernel, stride, dilate, pad)
-    f = weight.shape[0]
-    w_g = weight.reshape(num_group, f // num_group, -1)
-    out = run.conv_core().conv_forward(xp, data, w_g, kernel, stride, dilate, pad, into=out, keep=keep)
-    if not no_bias and bias is not None:
-        out += bias.reshape(bias_shape(out.ndim))
-    return out
+    out = run.conv_core().conv_forward(xp, data, grouped(weight, num_group), kernel, stride, dilate, pad, into=out,
+                                       keep=keep)
+    return add_bias(out, bias, no_bias)
 
 
 def convolution_backward(
@@ -85,24 +99,16 @@ def convolution_backward(
     core = run.conv_core()
     check_layout(layout, "Convolution")
     kernel, stride, dilate, pad = conv_params(data.ndim - 2, kernel, stride, dilate, pad)
-    f = weight.shape[0]
     dx = dw = db = None
     dyt = core.grad_layout(xp, out_grad, data.shape, kernel, stride) if need_data_grad or need_weight_grad else None
     if need_data_grad:
-        w_g = weight.reshape(num_group, f // num_group, -1)
-        dx = core.conv_backward_data(xp, out_grad, w_g, data.shape[2:], kernel, stride, dilate, pad, into=into[0],
-                                dyt=dyt)
+        dx = core.conv_backward_data(xp, out_grad, grouped(weight, num_group), data.shape[2:], kernel, stride, dilate,
+                                     pad, into=into[0], dyt=dyt)
     if need_weight_grad:
         dw = core.conv_backward_weight(xp, data, out_grad, num_group, kernel, stride, dilate, pad, into=into[1],
                                   dyt=dyt)
         if dw.shape != weight.shape:  # a target written into is returned as it is
             dw = dw.reshape(weight.shape)
     if not no_bias and need_bias_grad:
-        axes = (0,) + tuple(range(2, out_grad.ndim))
-        t = out_view(into[2], (f,), out_grad.dtype)
-        if t is None:
-            db = out_grad.sum(axis=axes)
-        else:
-            out_grad.sum(axis=axes, out=t)
-            db = into[2]
+        db = bias_grad(out_grad, into[2])
     return dx, dw, db

@@ -13,7 +13,7 @@ from typing import Any
 
 from .._runner import PLAIN
 from .._util import Array, Shape, check_layout, ntuple
-from .convolution import bias_shape
+from .convolution import add_bias, bias_grad, grouped
 from .im2col import conv_params
 
 
@@ -89,13 +89,9 @@ def deconvolution(
     """
     check_layout(layout, "Deconvolution")
     kernel, stride, dilate, pad, adj = _resolve(data, kernel, stride, dilate, pad, adj, target_shape)
-    c = weight.shape[0]
-    w_g = weight.reshape(num_group, c // num_group, -1)
     osp = deconv_out_spatial(data.shape[2:], kernel, stride, dilate, pad, adj)
-    out = run.conv_core().conv_backward_data(xp, data, w_g, osp, kernel, stride, dilate, pad)
-    if not no_bias and bias is not None:
-        out += bias.reshape(bias_shape(out.ndim))
-    return out
+    out = run.conv_core().conv_backward_data(xp, data, grouped(weight, num_group), osp, kernel, stride, dilate, pad)
+    return add_bias(out, bias, no_bias)
 
 
 def deconvolution_backward(
@@ -120,12 +116,10 @@ def deconvolution_backward(
     """Gradients ``(data_grad, weight_grad, bias_grad)``; parts not needed (or no bias) are ``None``."""
     check_layout(layout, "Deconvolution")
     kernel, stride, dilate, pad, adj = _resolve(data, kernel, stride, dilate, pad, adj, target_shape)
-    c = weight.shape[0]
     core = run.conv_core()
     dx = dw = db = None
     if need_data_grad:
-        w_g = weight.reshape(num_group, c // num_group, -1)
-        dx = core.conv_forward(xp, out_grad, w_g, kernel, stride, dilate, pad)
+        dx = core.conv_forward(xp, out_grad, grouped(weight, num_group), kernel, stride, dilate, pad)
         insp = data.shape[2:]
         if dx.shape[2:] != insp:  # only when adj >= stride, which MXNet rejects
             dx = xp.ascontiguousarray(dx[(Ellipsis,) + tuple(slice(0, s) for s in insp)])
@@ -133,5 +127,5 @@ def deconvolution_backward(
         dw = core.conv_backward_weight(xp, out_grad, data, num_group, kernel, stride, dilate, pad)
         dw = dw.reshape(weight.shape)
     if not no_bias:
-        db = out_grad.sum(axis=(0,) + tuple(range(2, out_grad.ndim)))
+        db = bias_grad(out_grad)
     return dx, dw, db
