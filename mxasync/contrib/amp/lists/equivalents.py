@@ -47,6 +47,11 @@ LIKE = {
     "_contrib_RROIAlign": "_contrib_ROIAlign", "_contrib_allclose": "broadcast_equal",
     "_contrib_arange_like": "_arange", "_contrib_box_decode": "_contrib_box_nms", "_contrib_box_encode": "_contrib_box_nms",
     "_contrib_round_ste": "round", "_contrib_sign_ste": "sign",
+    # INT8 ops MXNet 1.9.1's lists do not name (they compute on int8 / their own float ranges, like their kin)
+    "_contrib_quantized_batch_norm": "_contrib_quantized_act",
+    "_contrib_quantized_elemwise_mul": "_contrib_quantized_elemwise_add",
+    "_contrib_quantized_embedding": "_contrib_quantized_fully_connected",
+    "_contrib_calibrate_entropy": "_histogram",
     **{f"_contrib_interleaved_matmul_{k}": "batch_dot" for k in (
         "encdec_qk", "encdec_valatt", "selfatt_qk", "selfatt_valatt")},
 }
