@@ -218,7 +218,7 @@ def main() -> None:
     frameworks = [fw for fw in args.frameworks.split(",") if fw]
     absent = [fw for fw in frameworks if not os.path.exists(_python(fw))]
     frameworks = [fw for fw in frameworks if fw not in absent]
-    started = datetime.datetime.now(datetime.timezone.utc)
+    started, commit = datetime.datetime.now(datetime.timezone.utc), _commit()  # the code the workers import
     report = run_suite(by_name(args.only), frameworks, max(1, args.rounds), args.threads,
                        args.omp_wait_policy, args.timeout)
     report.update({"date": started.isoformat(timespec="seconds"), "command": " ".join(["python"] + sys.argv),
@@ -228,7 +228,7 @@ def main() -> None:
                                "load_average_after": os.getloadavg()},
                    "seconds": round((datetime.datetime.now(datetime.timezone.utc) - started).total_seconds(), 1),
                    # what the run cost the machine, all workers together: its length on a quiet machine
-                   "worker_cpu_seconds": round(sum(_children_cpu()), 1), "mxasync_commit": _commit()})
+                   "worker_cpu_seconds": round(sum(_children_cpu()), 1), "mxasync_commit": commit})
     print(table(report))
     print(f"\n{report['seconds']} s ({report['worker_cpu_seconds']} CPU-s in the workers); threads {args.threads}; "
           f"load average after {report['machine']['load_average_after']}")
