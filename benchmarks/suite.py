@@ -142,7 +142,9 @@ def _ratios(by_fw: dict) -> dict:
 
 
 def run_suite(workloads, frameworks: list[str], rounds: int, threads: int, omp_wait: str, timeout: float) -> dict:
-    data_dir = tempfile.mkdtemp(prefix="mxasync-suite-")
+    # files in memory where there is a tmpfs: a disk's writeback of other jobs' files is no part of a save
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    data_dir = tempfile.mkdtemp(prefix="mxasync-suite-", dir=shm)
     workers = {fw: Worker(fw, _python(fw), threads, omp_wait, data_dir) for fw in frameworks}
     results = {}
     try:
@@ -218,7 +220,7 @@ def main() -> None:
     frameworks = [fw for fw in args.frameworks.split(",") if fw]
     absent = [fw for fw in frameworks if not os.path.exists(_python(fw))]
     frameworks = [fw for fw in frameworks if fw not in absent]
-    started = datetime.datetime.now(datetime.timezone.utc)
+    started, commit = datetime.datetime.now(datetime.timezone.utc), _commit()  # the code the workers import
     report = run_suite(by_name(args.only), frameworks, max(1, args.rounds), args.threads,
                        args.omp_wait_policy, args.timeout)
     report.update({"date": started.isoformat(timespec="seconds"), "command": " ".join(["python"] + sys.argv),
@@ -228,7 +230,7 @@ def main() -> None:
                                "load_average_after": os.getloadavg()},
                    "seconds": round((datetime.datetime.now(datetime.timezone.utc) - started).total_seconds(), 1),
                    # what the run cost the machine, all workers together: its length on a quiet machine
-                   "worker_cpu_seconds": round(sum(_children_cpu()), 1), "mxasync_commit": _commit()})
+                   "worker_cpu_seconds": round(sum(_children_cpu()), 1), "mxasync_commit": commit})
     print(table(report))
     print(f"\n{report['seconds']} s ({report['worker_cpu_seconds']} CPU-s in the workers); threads {args.threads}; "
           f"load average after {report['machine']['load_average_after']}")

@@ -46,9 +46,14 @@ def _records(data) -> list | dict:
             saved = saved_contexts[ctx] = _saved_context(ctx)
         if x.stype != "default":  # MXNet's sparse layout: the stored values and index arrays
             return ArrayRecord(x._host_value(), saved)
-        x.wait_to_read()
+        host = x._data
+        if type(host) is not np.ndarray:
+            x.wait_to_read()
+            return ArrayRecord(x._to_host(), saved)
+        var = x._chunk.var
+        if var.pending or var.error is not None:  # else the engine's wait would find nothing to wait for
+            x.wait_to_read()
         # host memory is written to the file as it is (the save returns after): no copy of it first
-        host = x._data if isinstance(x._data, np.ndarray) else x._to_host()
         return ArrayRecord(host, saved)
 
     if isinstance(data, NDArray):

@@ -144,6 +144,17 @@ def test_runs_of_small_arrays_round_trip_as_separate_arrays(tmp_path):
         assert len(mx.nd.load(path)) == len(mx.nd.load_frombuffer(f.read())) == 700
 
 
+def test_save_waits_for_writes_and_raises_their_error(tmp_path):
+    path = str(tmp_path / "w.params")
+    done = mx.nd.ones((3,))
+    done += 1  # a write still pending, maybe: the file must hold its result
+    mx.nd.save(path, [done])
+    np.testing.assert_array_equal(mx.nd.load(path)[0].asnumpy(), [2, 2, 2])
+    failed = mx.nd.random.normal(0, -1, (2, 2))  # its writer fails
+    with pytest.raises(mx.base.MXNetError):
+        mx.nd.save(path, {"a": failed})
+
+
 def test_truncated_and_corrupt_buffers_raise(tmp_path):
     blob = (FIXTURES / "list-dtypes.nd").read_bytes()
     for cut in (3, 16, 40, len(blob) // 2, len(blob) - 1):
