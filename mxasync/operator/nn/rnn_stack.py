@@ -1,0 +1,376 @@
+"""The fused ``RNN`` op's stack: layers and directions over the cell loops of ``kernels/rnn_cells.py``,
+the reserve space a training forward keeps for backward, and the weight gradients as one GEMM over
+all steps.
+
+The reserve space (MXNet's ``reserve_space``, rnn-inl.h) is the op's last, hidden output: one flat
+vector holding, per layer and direction, the gate activations (T, N, G*H), for LSTM the cell states
+and their tanh (and the unprojected h with a projection, the clip mask with clipping), for GRU
+``W_hn h + b_hn``; per layer the outputs (T, N, D*R); and last one flag, 1 after a training forward.
+Backward reads it; where the flag is 0 (the forward ran in inference, or a call in inference got an
+empty reserve) backward runs the forward once more into a scratch reserve, without dropout, as the
+forward did.  An inference forward works in a scratch of one direction's parts and two layers' outputs.
+
+>>> from mxasync.operator.nn.rnn import RNNParam
+>>> ReserveLayout(RNNParam(state_size=4, num_layers=2, mode="lstm"), 5, 3, 2).size()
+841
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import ADD_TO, NULL, assign
+from ..kernels import rnn_cells as cells
+from ..kernels._runner import PLAIN
+from ..kernels.dropout import dropout
+
+__all__ = ["GATES", "ReserveLayout", "has_dropout", "rnn_param_size", "param_slices", "rnn_forward", "rnn_backward", "width"]
+
+GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
+
+
+def width(p) -> int:
+    """The features of the hidden state fed back and output: P with a projection, else H."""
+    return p.projection_size or p.state_size
+
+
+def _dirs(p) -> int:
+    return 2 if p.bidirectional else 1
+
+
+def rnn_param_size(mode: str, input_size: int, state_size: int, num_layers: int, bidirectional: bool,
+                   projection_size: int | None = None) -> int:
+    """The length of the flat ``parameters`` vector."""
+    g, h, d = GATES[mode], state_size, 2 if bidirectional else 1
+    r = projection_size or h
+    size = 0
+    for layer in range(num_layers):
+        in_l = input_size if layer == 0 else d * r
+        size += d * (g * h * (in_l + r) + 2 * g * h + (r * h if projection_size else 0))
+    return size
+
+
+def param_slices(p, input_size: int) -> list[list[tuple[int, tuple]]]:
+    """Per (layer, direction): (offset, shape) of W_i2h, W_h2h, b_i2h, b_h2h (and W_h2r) in the flat vector."""
+    g, h, d, r = GATES[p.mode], p.state_size, _dirs(p), width(p)
+    out, off = [], 0
+    for layer in range(p.num_layers):
+        in_l = input_size if layer == 0 else d * r
+        for _ in range(d):
+            entry = []
+            for shape in ((g * h, in_l), (g * h, r)) + (((r, h),) if p.projection_size else ()):
+                entry.append((off, shape))
+                off += shape[0] * shape[1]
+            out.append(entry)
+    for entry in out:
+        for pos in (2, 3):
+            entry.insert(pos, (off, (g * h,)))
+            off += g * h
+    return out
+
+
+def _count(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+class ReserveLayout:
+    """Where each part of the reserve space lies in the flat vector (see the module docstring)."""
+
+    def __init__(self, p, steps: int, batch: int, input_size: int):
+        self.p, self.steps, self.batch = p, steps, batch
+        h, tn = p.state_size, (steps, batch)
+        parts = {"gates": tn + (GATES[p.mode] * h,)}
+        if p.mode == "lstm":
+            parts.update(c=tn + (h,), tc=tn + (h,))
+            if p.projection_size:
+                parts["hp"] = tn + (h,)
+            if p.lstm_state_clip_min is not None:
+                parts["clip_mask"] = tn + (h,)
+        elif p.mode == "gru":
+            parts["hn"] = tn + (h,)
+        self.parts = parts
+        self.part_size = sum(_count(s) for s in parts.values())
+        self.y_shape = tn + (_dirs(p) * width(p),)
+        self.cells = p.num_layers * _dirs(p)
+
+    def size(self, shared: bool = False) -> int:
+        """Elements of the reserve (with its flag); ``shared``: of an inference scratch (one direction's
+        parts, two layers' outputs)."""
+        if shared:
+            return self.part_size + min(2, self.p.num_layers) * _count(self.y_shape)
+        return self.cells * self.part_size + self.p.num_layers * _count(self.y_shape) + 1
+
+    def views(self, flat, shared: bool = False) -> tuple[list[dict], list]:
+        """Per (layer, direction) a dict of part views, and per layer the outputs (T, N, D*R)."""
+        off, cells = 0, []
+        for _ in range(self.cells):
+            part_off = 0 if shared else off
+            views = {}
+            for name, shape in self.parts.items():
+                views[name] = flat[part_off:part_off + _count(shape)].reshape(shape)
+                part_off += _count(shape)
+            cells.append(views)
+            off = part_off
+        y_size, ys = _count(self.y_shape), []
+        for layer in range(self.p.num_layers):
+            start = off + (layer % 2 if shared else layer) * y_size
+            ys.append(flat[start:start + y_size].reshape(self.y_shape))
+        return cells, ys
+
+
+def _to_cell_order(xp, w, hidden: int):
+    """LSTM gate blocks (rows of a weight, parts of a bias) from MXNet's i, f, g, o to the cells' o, i, f, g."""
+    return xp.concatenate([w[k * hidden:(k + 1) * hidden] for k in cells.LSTM_ORDER])
+
+
+def _store_mxnet_order(dst, src, hidden: int, lstm: bool) -> None:
+    """Write gradient ``src`` (gate blocks in the cells' order) into ``dst`` in MXNet's order."""
+    if not lstm:
+        dst[...] = src
+        return
+    for j, k in enumerate(cells.LSTM_ORDER):
+        dst[k * hidden:(k + 1) * hidden] = src[j * hidden:(j + 1) * hidden]
+
+
+def _forward_weights(xp, p, wx, wh, bx, bh):
+    """``(wx.T, wh.T, bias, b_hn)`` as the cells take them: LSTM gates reordered, the rows of sigmoid
+    gates halved (the cells compute a sigmoid as ``0.5 * tanh(z / 2) + 0.5``), GRU's b_hn apart."""
+    h = p.state_size
+    if p.mode == "lstm":
+        wx, wh, bias = (_to_cell_order(xp, a, h) for a in (wx, wh, bx + bh))
+        for a in (wx, wh, bias):
+            a[:3 * h] *= 0.5
+        return wx.T, wh.T, bias, None
+    if p.mode == "gru":
+        wx, wh, bias = wx.copy(), wh.copy(), bx.copy()
+        bias[:2 * h] += bh[:2 * h]
+        for a in (wx, wh, bias):
+            a[:2 * h] *= 0.5
+        return wx.T, wh.T, bias, bh[2 * h:]
+    return wx.T, wh.T, bx + bh, None
+
+
+def _unpack(params_vec, p, input_size: int) -> list[list]:
+    """Per (layer, direction): [W_i2h, W_h2h, b_i2h, b_h2h, W_h2r or None] as views of the flat vector."""
+    layers = []
+    for entry in param_slices(p, input_size):
+        arrays = [params_vec[o:o + _count(s)].reshape(s) for o, s in entry]
+        layers.append(arrays + [None] * (5 - len(arrays)))
+    return layers
+
+
+def _clip(p):
+    lo = p.lstm_state_clip_min
+    return None if lo is None else (lo, p.lstm_state_clip_max, p.lstm_state_clip_nan)
+
+
+def _run_cell(xp, p, x, weights, st: dict, h0, c0, reverse: bool, run) -> None:
+    """One direction of one layer: the input projection of every step as one GEMM, then the cell loop."""
+    wx, wh, bx, bh, whr = weights
+    wx_t, wh_t, bias, bhn = _forward_weights(xp, p, wx, wh, bx, bh)
+    gates = st["gates"]
+    gates[...] = bias
+    cells.gemm_add(xp, run, x.reshape(-1, x.shape[2]), wx_t, gates.reshape(-1, gates.shape[2]))
+    if p.mode == "lstm":
+        cells.lstm_forward(xp, st, wh_t, h0, c0, reverse, whr.T if whr is not None else None, _clip(p), run=run)
+    elif p.mode == "gru":
+        cells.gru_forward(xp, st, wh_t, bhn, h0, reverse, run=run)
+    else:
+        cells.plain_forward(xp, gates, st["y"], wh_t, h0, reverse, p.mode, run=run)
+
+
+def _direction(p, cell: dict, ys, layer: int, d: int) -> dict:
+    r = width(p)
+    return dict(cell, y=ys[layer][:, :, d * r:(d + 1) * r])
+
+
+def _stack_forward(xp, p, data, params_vec, h0, c0, masks, cell_views, ys, run, finals=None) -> None:
+    """Run every layer and direction into the reserve views; ``finals(k, st, reverse)`` after each
+    direction (the final states are read there: an inference scratch is reused by the next one)."""
+    dirs = _dirs(p)
+    weights = _unpack(params_vec, p, data.shape[2])
+    x = data
+    for layer in range(p.num_layers):
+        if layer > 0:
+            x = ys[layer - 1] if masks is None else ys[layer - 1] * masks[layer - 1]
+        for d in range(dirs):
+            k = layer * dirs + d
+            st = _direction(p, cell_views[k], ys, layer, d)
+            _run_cell(xp, p, x, weights[k], st, h0[k], c0[k] if c0 is not None else None, d == 1, run)
+            if finals is not None:
+                finals(k, st, d == 1)
+
+
+def has_dropout(p) -> bool:
+    """Whether the op drops out between layers in training (and so has the hidden masks output)."""
+    return p.p > 0 and p.num_layers > 1
+
+
+def _make_masks(xp, p, op_ctx, out):
+    """The dropout masks between layers of a training forward, drawn into ``out``."""
+    rng = op_ctx.requested[0].get_random()
+    out[...] = dropout(xp, xp.ones(out.shape, dtype=out.dtype), p.p, rng=rng)[1]
+    return out
+
+
+def rnn_forward(xp: Any, p, op_ctx, in_data: list, req: list, out_data: list, run=PLAIN) -> None:
+    """The op's forward: outputs (and final states) per ``req``; a training forward fills the reserve
+    (``out_data[-1]``; an empty one, as an inference call gets, is left alone)."""
+    data, params_vec, h0 = in_data[0], in_data[1], in_data[2]
+    c0 = in_data[3] if p.mode == "lstm" else None
+    layout = ReserveLayout(p, data.shape[0], data.shape[1], data.shape[2])
+    reserve = out_data[-1]
+    keep = op_ctx.is_train and reserve.size > 0
+    flat = reserve if keep else xp.empty(layout.size(shared=True), dtype=data.dtype)
+    cell_views, ys = layout.views(flat, shared=not keep)
+    masks = _make_masks(xp, p, op_ctx, out_data[-2]) if keep and has_dropout(p) else None
+    hy = xp.empty(h0.shape, dtype=h0.dtype) if p.state_outputs else None
+    cy = xp.empty(c0.shape, dtype=c0.dtype) if p.state_outputs and c0 is not None else None
+
+    def finals(k, st, reverse):
+        last = 0 if reverse else -1
+        if hy is not None:
+            hy[k] = st["y"][last]
+        if cy is not None:
+            cy[k] = st["c"][last]
+
+    _stack_forward(xp, p, data, params_vec, h0, c0, masks, cell_views, ys, run, finals)
+    assign(out_data[0], req[0], ys[-1])
+    if hy is not None:
+        assign(out_data[1], req[1], hy)
+    if cy is not None:
+        assign(out_data[2], req[2], cy)
+    if reserve.size > 0:
+        reserve[-1] = 1 if keep else 0
+
+
+def _reserve_for_backward(xp, p, in_data, out_data, run) -> tuple[list, list, Any]:
+    """The reserve views and masks backward reads: the forward's own, or (flag 0) a forward run again."""
+    data = in_data[0]
+    layout = ReserveLayout(p, data.shape[0], data.shape[1], data.shape[2])
+    reserve = out_data[-1]
+    if reserve.size > 0 and float(reserve[-1]) == 1:
+        cell_views, ys = layout.views(reserve)
+        return cell_views, ys, out_data[-2] if has_dropout(p) else None
+    flat = xp.empty(layout.size(), dtype=data.dtype)  # an inference forward ran: again, without dropout
+    cell_views, ys = layout.views(flat)
+    c0 = in_data[3] if p.mode == "lstm" else None
+    _stack_forward(xp, p, data, in_data[1], in_data[2], c0, None, cell_views, ys, run)
+    return cell_views, ys, None
+
+
+def _backward_weights(xp, p, wx, wh):
+    """``(wx, wh)`` with LSTM's gate rows in the cells' order (unscaled: gradients are of the true gates)."""
+    if p.mode == "lstm":
+        return _to_cell_order(xp, wx, p.state_size), _to_cell_order(xp, wh, p.state_size)
+    return wx, wh
+
+
+def _h_prev_product(xp, run, dgates_h, y, h0, reverse: bool, out) -> None:
+    """``out = sum_t dgates_h[t].T @ h_prev[t]``, h_prev the state each step started from: the outputs
+    shifted by one step (two GEMMs over views, nothing copied) and ``h0`` for the first step."""
+    steps = y.shape[0]
+    flat = dgates_h.reshape(-1, dgates_h.shape[2])
+    rows = dgates_h.shape[1]
+    shifted, first = (flat[rows:], 0) if not reverse else (flat[:-rows], steps - 1)
+    prev = y[:-1] if not reverse else y[1:]
+    run.matmul(xp, shifted.T, prev.reshape(-1, y.shape[2]), out=out)
+    cells.gemm_add(xp, run, dgates_h[first].T, h0, out)
+
+
+def _cell_backward(xp, p, st, weights, h0, c0, dy, dh, dc, bufs, reverse: bool, run):
+    """BPTT of one direction into ``bufs['dgates']`` (and GRU's ``dgates_h``, LSTMP's ``g_r``);
+    returns the gradients of h0 and c0 (None without a cell state)."""
+    wx, wh, whr = weights
+    if p.mode == "lstm":
+        return cells.lstm_backward(xp, st, wh, h0, c0, dy, dh, dc, bufs["dgates"], reverse, whr, bufs.get("g_r"),
+                                   run=run)
+    if p.mode == "gru":
+        return cells.gru_backward(xp, st, wh, h0, dy, dh, bufs["dgates"], bufs["dgates_h"], reverse, run=run), None
+    return cells.plain_backward(xp, st["y"], wh, h0, dy, dh, bufs["dgates"], reverse, p.mode, run=run), None
+
+
+def _weight_grads(xp, p, slices, d_params, x, st, bufs, h0, reverse: bool, run) -> None:
+    """The gradients of one direction's weights and biases, each one GEMM (or sum) over all steps,
+    written into ``d_params`` in MXNet's layout."""
+    h, lstm = p.state_size, p.mode == "lstm"
+    dgates = bufs["dgates"]
+    dgates_h = bufs.get("dgates_h", dgates)
+    flat = dgates.reshape(-1, dgates.shape[2])
+    views = [d_params[o:o + _count(s)].reshape(s) for o, s in slices]
+    mm = run.matmul
+    _store_mxnet_order(views[0], mm(xp, flat.T, x.reshape(-1, x.shape[2])), h, lstm)
+    dwh = xp.empty(views[1].shape, dtype=dgates.dtype)
+    _h_prev_product(xp, run, dgates_h, st["y"], h0, reverse, dwh)
+    _store_mxnet_order(views[1], dwh, h, lstm)
+    bias = flat.sum(axis=0)
+    _store_mxnet_order(views[2], bias, h, lstm)
+    _store_mxnet_order(views[3], bias if dgates_h is dgates else dgates_h.reshape(flat.shape).sum(axis=0), h, lstm)
+    if p.projection_size:
+        g_r = bufs["g_r"]
+        views[4][...] = mm(xp, g_r.reshape(-1, g_r.shape[2]).T, st["hp"].reshape(-1, h))
+
+
+def _buffers(xp, p, steps: int, batch: int, dtype) -> dict:
+    """The gradient buffers one direction's backward fills, reused by every direction."""
+    gh = GATES[p.mode] * p.state_size
+    bufs = {"dgates": xp.empty((steps, batch, gh), dtype=dtype)}
+    if p.mode == "gru":
+        bufs["dgates_h"] = xp.empty((steps, batch, gh), dtype=dtype)
+    if p.projection_size:
+        bufs["g_r"] = xp.empty((steps, batch, p.projection_size), dtype=dtype)
+    return bufs
+
+
+def rnn_backward(xp: Any, p, op_ctx, out_grad: list, in_data: list, out_data: list, req: list, in_grad: list,
+                 run=PLAIN) -> None:
+    """The op's backward from the reserve space; writes the input gradients per ``req``."""
+    if all(r == NULL for r in req):
+        return
+    data, params_vec, h0 = in_data[0], in_data[1], in_data[2]
+    c0 = in_data[3] if p.mode == "lstm" else None
+    steps, batch, _ = data.shape
+    cell_views, ys, masks = _reserve_for_backward(xp, p, in_data, out_data, run)
+    dirs, r = _dirs(p), width(p)
+    dhy = out_grad[1] if p.state_outputs else None
+    dcy = out_grad[2] if p.state_outputs and c0 is not None else None
+    weights = _unpack(params_vec, p, data.shape[2])
+    slices = param_slices(p, data.shape[2])
+    want_params = req[1] != NULL
+    d_params = in_grad[1] if req[1] != ADD_TO and want_params else xp.empty_like(params_vec)
+    dh0 = xp.empty_like(h0)
+    dc0 = xp.empty_like(c0) if c0 is not None else None
+    bufs = _buffers(xp, p, steps, batch, data.dtype)
+    dy = out_grad[0]
+    for layer in range(p.num_layers - 1, -1, -1):
+        x = data if layer == 0 else (ys[layer - 1] if masks is None else ys[layer - 1] * masks[layer - 1])
+        want_dx = layer > 0 or req[0] != NULL
+        dx = xp.zeros(x.shape, dtype=x.dtype) if want_dx else None
+        for d in range(dirs):
+            k = layer * dirs + d
+            st = _direction(p, cell_views[k], ys, layer, d)
+            wx, wh = _backward_weights(xp, p, weights[k][0], weights[k][1])
+            dh = dhy[k] if dhy is not None else None
+            dc = dcy[k] if dcy is not None else None
+            dh0[k], dc_k = _cell_backward(xp, p, st, (wx, wh, weights[k][4]), h0[k], c0[k] if c0 is not None else None,
+                                          dy[:, :, d * r:(d + 1) * r], dh, dc, bufs, d == 1, run)
+            if dc0 is not None:
+                dc0[k] = dc_k
+            if want_params:
+                _weight_grads(xp, p, slices[k], d_params, x, st, bufs, h0[k], d == 1, run)
+            if want_dx:
+                flat = bufs["dgates"].reshape(-1, bufs["dgates"].shape[2])
+                cells.gemm_add(xp, run, flat, wx, dx.reshape(-1, dx.shape[2]))
+        if layer > 0 and masks is not None:
+            xp.multiply(dx, masks[layer - 1], out=dx)
+        dy = dx
+    if req[0] != NULL:
+        assign(in_grad[0], req[0], dy)
+    if want_params and d_params is not in_grad[1]:
+        assign(in_grad[1], req[1], d_params)
+    assign(in_grad[2], req[2], dh0)
+    if dc0 is not None:
+        assign(in_grad[3], req[3], dc0)
