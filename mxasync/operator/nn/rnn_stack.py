@@ -12,7 +12,7 @@ forward did.  An inference forward works in a scratch of one direction's parts a
 
 >>> from mxasync.operator.nn.rnn import RNNParam
 >>> ReserveLayout(RNNParam(state_size=4, num_layers=2, mode="lstm"), 5, 3, 2).size()
-841
+961
 """
 
 from __future__ import annotations
@@ -81,19 +81,20 @@ class ReserveLayout:
 
     def __init__(self, p, steps: int, batch: int, input_size: int):
         self.p, self.steps, self.batch = p, steps, batch
-        h, tn = p.state_size, (steps, batch)
-        parts = {"gates": tn + (GATES[p.mode] * h,)}
+        h = p.state_size
+        per_step = lambda features: (steps, features, batch)  # noqa: E731 (feature-major steps: kernels/rnn_cells.py)
+        parts = {"gates": per_step(GATES[p.mode] * h), "ht": per_step(width(p))}
         if p.mode == "lstm":
-            parts.update(c=tn + (h,), tc=tn + (h,))
+            parts.update(c=per_step(h), tc=per_step(h))
             if p.projection_size:
-                parts["hp"] = tn + (h,)
+                parts["hp"] = per_step(h)
             if p.lstm_state_clip_min is not None:
-                parts["clip_mask"] = tn + (h,)
+                parts["clip_mask"] = per_step(h)
         elif p.mode == "gru":
-            parts["hn"] = tn + (h,)
+            parts["hn"] = per_step(h)
         self.parts = parts
         self.part_size = sum(_count(s) for s in parts.values())
-        self.y_shape = tn + (_dirs(p) * width(p),)
+        self.y_shape = (steps, batch, _dirs(p) * width(p))
         self.cells = p.num_layers * _dirs(p)
 
     def size(self, shared: bool = False) -> int:
@@ -136,21 +137,21 @@ def _store_mxnet_order(dst, src, hidden: int, lstm: bool) -> None:
 
 
 def _forward_weights(xp, p, wx, wh, bx, bh):
-    """``(wx.T, wh.T, bias, b_hn)`` as the cells take them: LSTM gates reordered, the rows of sigmoid
+    """``(wx, wh, bias, b_hn)`` as the cells take them: LSTM gates reordered, the rows of sigmoid
     gates halved (the cells compute a sigmoid as ``0.5 * tanh(z / 2) + 0.5``), GRU's b_hn apart."""
     h = p.state_size
     if p.mode == "lstm":
         wx, wh, bias = (_to_cell_order(xp, a, h) for a in (wx, wh, bx + bh))
         for a in (wx, wh, bias):
             a[:3 * h] *= 0.5
-        return wx.T, wh.T, bias, None
+        return wx, wh, bias, None
     if p.mode == "gru":
         wx, wh, bias = wx.copy(), wh.copy(), bx.copy()
         bias[:2 * h] += bh[:2 * h]
         for a in (wx, wh, bias):
             a[:2 * h] *= 0.5
-        return wx.T, wh.T, bias, bh[2 * h:]
-    return wx.T, wh.T, bx + bh, None
+        return wx, wh, bias, bh[2 * h:]
+    return wx, wh, bx + bh, None
 
 
 def _unpack(params_vec, p, input_size: int) -> list[list]:
@@ -167,19 +168,23 @@ def _clip(p):
     return None if lo is None else (lo, p.lstm_state_clip_max, p.lstm_state_clip_nan)
 
 
-def _run_cell(xp, p, x, weights, st: dict, h0, c0, reverse: bool, run) -> None:
-    """One direction of one layer: the input projection of every step as one GEMM, then the cell loop."""
+def _run_cell(xp, p, x, weights, st: dict, h0, c0, reverse: bool, scratch, run) -> None:
+    """One direction of one layer: the input projection of every step as one GEMM (into ``scratch``,
+    (G*H, T*N): that shape runs fastest) turned into the per-step gate blocks with the biases, the
+    cell loop, then the hidden states into the layer's output (T, N, D*R)."""
     wx, wh, bx, bh, whr = weights
-    wx_t, wh_t, bias, bhn = _forward_weights(xp, p, wx, wh, bx, bh)
+    wx, wh, bias, bhn = _forward_weights(xp, p, wx, wh, bx, bh)
     gates = st["gates"]
-    gates[...] = bias
-    cells.gemm_add(xp, run, x.reshape(-1, x.shape[2]), wx_t, gates.reshape(-1, gates.shape[2]))
+    steps, gh, batch = gates.shape
+    proj = run.matmul(xp, wx, x.reshape(-1, x.shape[2]).T, out=scratch)
+    xp.add(proj.reshape(gh, steps, batch).transpose(1, 0, 2), bias[None, :, None], out=gates)
     if p.mode == "lstm":
-        cells.lstm_forward(xp, st, wh_t, h0, c0, reverse, whr.T if whr is not None else None, _clip(p), run=run)
+        cells.lstm_forward(xp, st, wh, h0.T, c0.T, reverse, whr, _clip(p), run=run)
     elif p.mode == "gru":
-        cells.gru_forward(xp, st, wh_t, bhn, h0, reverse, run=run)
+        cells.gru_forward(xp, st, wh, bhn, h0.T, reverse, run=run)
     else:
-        cells.plain_forward(xp, gates, st["y"], wh_t, h0, reverse, p.mode, run=run)
+        cells.plain_forward(xp, gates, st["ht"], wh, h0.T, reverse, p.mode, run=run)
+    st["y"][...] = st["ht"].transpose(0, 2, 1)
 
 
 def _direction(p, cell: dict, ys, layer: int, d: int) -> dict:
@@ -192,6 +197,8 @@ def _stack_forward(xp, p, data, params_vec, h0, c0, masks, cell_views, ys, run, 
     direction (the final states are read there: an inference scratch is reused by the next one)."""
     dirs = _dirs(p)
     weights = _unpack(params_vec, p, data.shape[2])
+    gates = cell_views[0]["gates"]
+    scratch = xp.empty((gates.shape[1], gates.shape[0] * gates.shape[2]), dtype=gates.dtype)
     x = data
     for layer in range(p.num_layers):
         if layer > 0:
@@ -199,7 +206,7 @@ def _stack_forward(xp, p, data, params_vec, h0, c0, masks, cell_views, ys, run, 
         for d in range(dirs):
             k = layer * dirs + d
             st = _direction(p, cell_views[k], ys, layer, d)
-            _run_cell(xp, p, x, weights[k], st, h0[k], c0[k] if c0 is not None else None, d == 1, run)
+            _run_cell(xp, p, x, weights[k], st, h0[k], c0[k] if c0 is not None else None, d == 1, scratch, run)
             if finals is not None:
                 finals(k, st, d == 1)
 
@@ -235,7 +242,7 @@ def rnn_forward(xp: Any, p, op_ctx, in_data: list, req: list, out_data: list, ru
         if hy is not None:
             hy[k] = st["y"][last]
         if cy is not None:
-            cy[k] = st["c"][last]
+            cy[k] = st["c"][last].T
 
     _stack_forward(xp, p, data, params_vec, h0, c0, masks, cell_views, ys, run, finals)
     assign(out_data[0], req[0], ys[-1])
@@ -270,27 +277,38 @@ def _backward_weights(xp, p, wx, wh):
 
 
 def _h_prev_product(xp, run, dgates_h, y, h0, reverse: bool, out) -> None:
-    """``out = sum_t dgates_h[t].T @ h_prev[t]``, h_prev the state each step started from: the outputs
+    """``out = sum_t dgates_h[:, t] @ h_prev[t]``, h_prev the state each step started from: the outputs
     shifted by one step (two GEMMs over views, nothing copied) and ``h0`` for the first step."""
-    steps = y.shape[0]
-    flat = dgates_h.reshape(-1, dgates_h.shape[2])
-    rows = dgates_h.shape[1]
-    shifted, first = (flat[rows:], 0) if not reverse else (flat[:-rows], steps - 1)
+    steps, batch = y.shape[0], y.shape[1]
+    flat = dgates_h.reshape(dgates_h.shape[0], -1)
+    shifted, first = (flat[:, batch:], 0) if not reverse else (flat[:, :-batch], steps - 1)
     prev = y[:-1] if not reverse else y[1:]
-    run.matmul(xp, shifted.T, prev.reshape(-1, y.shape[2]), out=out)
-    cells.gemm_add(xp, run, dgates_h[first].T, h0, out)
+    run.matmul(xp, shifted, prev.reshape(-1, y.shape[2]), out=out)
+    cells.gemm_add(xp, run, dgates_h[:, first], h0, out)
 
 
 def _cell_backward(xp, p, st, weights, h0, c0, dy, dh, dc, bufs, reverse: bool, run):
-    """BPTT of one direction into ``bufs['dgates']`` (and GRU's ``dgates_h``, LSTMP's ``g_r``);
-    returns the gradients of h0 and c0 (None without a cell state)."""
-    wx, wh, whr = weights
+    """BPTT of one direction: the cells fill the per-step buffers (``steps_*``), which then go
+    feature-major over all steps (``bufs['dgates']`` (G*H, T, N), GRU's ``dgates_h``, LSTMP's ``g_r``)
+    for the weight GEMMs; returns the gradients of h0 and c0 (None without a cell state)."""
+    wh, whr = weights
+    dy_steps = bufs["steps_dy"]
+    dy_steps[...] = dy.transpose(0, 2, 1)
+    dh = dh.T if dh is not None else None
+    dgates = bufs["steps_dgates"]
+    dc0 = None
     if p.mode == "lstm":
-        return cells.lstm_backward(xp, st, wh, h0, c0, dy, dh, dc, bufs["dgates"], reverse, whr, bufs.get("g_r"),
-                                   run=run)
-    if p.mode == "gru":
-        return cells.gru_backward(xp, st, wh, h0, dy, dh, bufs["dgates"], bufs["dgates_h"], reverse, run=run), None
-    return cells.plain_backward(xp, st["y"], wh, h0, dy, dh, bufs["dgates"], reverse, p.mode, run=run), None
+        dh0, dc0 = cells.lstm_backward(xp, st, wh, c0.T, dy_steps, dh, dc.T if dc is not None else None,
+                                       dgates, reverse, whr, bufs.get("steps_g_r"), run=run)
+        dc0 = dc0.T
+    elif p.mode == "gru":
+        dh0 = cells.gru_backward(xp, st, wh, h0.T, dy_steps, dh, dgates, bufs["steps_dgates_h"], reverse, run=run)
+    else:
+        dh0 = cells.plain_backward(xp, st["ht"], wh, dy_steps, dh, dgates, reverse, p.mode, run=run)
+    for name in ("dgates", "dgates_h", "g_r"):
+        if name in bufs:
+            bufs[name][...] = bufs["steps_" + name].transpose(1, 0, 2)
+    return dh0.T, dc0
 
 
 def _weight_grads(xp, p, slices, d_params, x, st, bufs, h0, reverse: bool, run) -> None:
@@ -299,29 +317,34 @@ def _weight_grads(xp, p, slices, d_params, x, st, bufs, h0, reverse: bool, run) 
     h, lstm = p.state_size, p.mode == "lstm"
     dgates = bufs["dgates"]
     dgates_h = bufs.get("dgates_h", dgates)
-    flat = dgates.reshape(-1, dgates.shape[2])
+    flat = dgates.reshape(dgates.shape[0], -1)
     views = [d_params[o:o + _count(s)].reshape(s) for o, s in slices]
     mm = run.matmul
-    _store_mxnet_order(views[0], mm(xp, flat.T, x.reshape(-1, x.shape[2])), h, lstm)
+    _store_mxnet_order(views[0], mm(xp, flat, x.reshape(-1, x.shape[2])), h, lstm)
     dwh = xp.empty(views[1].shape, dtype=dgates.dtype)
     _h_prev_product(xp, run, dgates_h, st["y"], h0, reverse, dwh)
     _store_mxnet_order(views[1], dwh, h, lstm)
-    bias = flat.sum(axis=0)
+    bias = flat.sum(axis=1)
     _store_mxnet_order(views[2], bias, h, lstm)
-    _store_mxnet_order(views[3], bias if dgates_h is dgates else dgates_h.reshape(flat.shape).sum(axis=0), h, lstm)
+    _store_mxnet_order(views[3], bias if dgates_h is dgates else dgates_h.reshape(flat.shape).sum(axis=1), h, lstm)
     if p.projection_size:
-        g_r = bufs["g_r"]
-        views[4][...] = mm(xp, g_r.reshape(-1, g_r.shape[2]).T, st["hp"].reshape(-1, h))
+        g_r, hp = bufs["g_r"], st["hp"]  # sum_t g_r[t] @ hp[t].T with hp feature-major over all steps
+        views[4][...] = mm(xp, g_r.reshape(g_r.shape[0], -1), hp.transpose(1, 0, 2).reshape(h, -1).T)
 
 
 def _buffers(xp, p, steps: int, batch: int, dtype) -> dict:
-    """The gradient buffers one direction's backward fills, reused by every direction."""
+    """The gradient buffers one direction's backward fills, reused by every direction: per step
+    (``steps_*``, (T, features, N)) and feature-major over all steps ((features, T, N))."""
     gh = GATES[p.mode] * p.state_size
-    bufs = {"dgates": xp.empty((steps, batch, gh), dtype=dtype)}
+    sizes = {"dgates": gh}
     if p.mode == "gru":
-        bufs["dgates_h"] = xp.empty((steps, batch, gh), dtype=dtype)
+        sizes["dgates_h"] = gh
     if p.projection_size:
-        bufs["g_r"] = xp.empty((steps, batch, p.projection_size), dtype=dtype)
+        sizes["g_r"] = p.projection_size
+    bufs = {"steps_dy": xp.empty((steps, width(p), batch), dtype=dtype)}
+    for name, features in sizes.items():
+        bufs[name] = xp.empty((features, steps, batch), dtype=dtype)
+        bufs["steps_" + name] = xp.empty((steps, features, batch), dtype=dtype)
     return bufs
 
 
@@ -355,15 +378,15 @@ def rnn_backward(xp: Any, p, op_ctx, out_grad: list, in_data: list, out_data: li
             wx, wh = _backward_weights(xp, p, weights[k][0], weights[k][1])
             dh = dhy[k] if dhy is not None else None
             dc = dcy[k] if dcy is not None else None
-            dh0[k], dc_k = _cell_backward(xp, p, st, (wx, wh, weights[k][4]), h0[k], c0[k] if c0 is not None else None,
+            dh0[k], dc_k = _cell_backward(xp, p, st, (wh, weights[k][4]), h0[k], c0[k] if c0 is not None else None,
                                           dy[:, :, d * r:(d + 1) * r], dh, dc, bufs, d == 1, run)
             if dc0 is not None:
                 dc0[k] = dc_k
             if want_params:
                 _weight_grads(xp, p, slices[k], d_params, x, st, bufs, h0[k], d == 1, run)
             if want_dx:
-                flat = bufs["dgates"].reshape(-1, bufs["dgates"].shape[2])
-                cells.gemm_add(xp, run, flat, wx, dx.reshape(-1, dx.shape[2]))
+                flat = bufs["dgates"].reshape(bufs["dgates"].shape[0], -1)
+                cells.gemm_add(xp, run, flat.T, wx, dx.reshape(-1, dx.shape[2]))
         if layer > 0 and masks is not None:
             xp.multiply(dx, masks[layer - 1], out=dx)
         dy = dx
