@@ -246,16 +246,11 @@ def _prepare(a, b, out):
     if fn is None or la is None or lb is None:
         return _big_numpy
     shape = batch + (m, n)
-    lc = n
     if out is None:
         c = numpy.empty(shape, dtype=a.dtype)
-    elif (out.shape == shape and out.dtype == a.dtype and not numpy.may_share_memory(out, a)
-          and not numpy.may_share_memory(out, b)):
+    elif (out.shape == shape and out.dtype == a.dtype and out.flags.c_contiguous
+          and not numpy.may_share_memory(out, a) and not numpy.may_share_memory(out, b)):
         c = out
-        if not out.flags.c_contiguous:
-            lc = _row_stride(out, count, n, size)
-            if lc is None:
-                return _big_numpy
     else:
         return _big_numpy
     sa = sb = 0
@@ -263,16 +258,7 @@ def _prepare(a, b, out):
         sa, sb = _stride_over(a, batch, size), _stride_over(b, batch, size)
         if sa is None or sb is None:
             return _big_numpy
-    return _Gemm(fn, count, la, lb, m, n, k, a, b, c, sa, sb, lc, m * n, work)
-
-
-def _row_stride(out, count: int, n: int, size: int) -> int | None:
-    """The leading dimension of a single output matrix whose rows are contiguous but spaced (a block of
-    columns of a wider matrix: the fused RNN's gates of one step), or None when BLAS cannot write it."""
-    if count != 1 or out.ndim != 2 or out.strides[1] != size or out.strides[0] % size:
-        return None
-    lc = out.strides[0] // size
-    return lc if n <= lc <= _INT_MAX else None
+    return _Gemm(fn, count, la, lb, m, n, k, a, b, c, sa, sb, n, m * n, work)
 
 
 def _run(g: _Gemm, beta: float = 0.0) -> None:
