@@ -109,7 +109,10 @@ class RNNProperty(OperatorProperty):
         return list(range(self.num_visible_outputs(), self.num_outputs()))
 
     def forward_resource(self):
-        return [ResourceRequest.RANDOM] if has_dropout(self.params) else []
+        return [ResourceRequest.TEMP_SPACE] + ([ResourceRequest.RANDOM] if has_dropout(self.params) else [])
+
+    def backward_resource(self):
+        return [ResourceRequest.TEMP_SPACE]
 
     def declare_backward_dependency(self, out_grad, in_data, out_data):
         visible = self.num_visible_outputs()

@@ -9,6 +9,8 @@ and their tanh (and the unprojected h with a projection, the clip mask with clip
 Backward reads it; where the flag is 0 (the forward ran in inference, or a call in inference got an
 empty reserve) backward runs the forward once more into a scratch reserve, without dropout, as the
 forward did.  An inference forward works in a scratch of one direction's parts and two layers' outputs.
+Scratch (the input projection, the gradient buffers, an inference forward's parts) comes from the
+op's temp space (MXNet's kTempSpace), so a call touches no fresh memory pages.
 
 >>> from mxasync.operator.nn.rnn import RNNParam
 >>> ReserveLayout(RNNParam(state_size=4, num_layers=2, mode="lstm"), 5, 3, 2).size()
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...runtime.resource import ResourceRequest
 from ..base import ADD_TO, NULL, assign
 from ..kernels import rnn_cells as cells
 from ..kernels._runner import PLAIN
@@ -192,21 +195,54 @@ def _direction(p, cell: dict, ys, layer: int, d: int) -> dict:
     return dict(cell, y=ys[layer][:, :, d * r:(d + 1) * r])
 
 
-def _stack_forward(xp, p, data, params_vec, h0, c0, masks, cell_views, ys, run, finals=None) -> None:
+_ALIGN = 16  # elements: scratch arrays start 64 bytes apart
+
+
+def _temp_space(xp, op_ctx, size: int, dtype):
+    """``size`` elements of the op's temp space (MXNet's kTempSpace: a pooled buffer, so a call touches no
+    fresh pages), or a new array for a call that got none."""
+    for res in op_ctx.requested:
+        if res.req is ResourceRequest.TEMP_SPACE:
+            return res.get_space((size,), dtype)
+    return xp.empty(size, dtype=dtype)
+
+
+def _scratch(xp, op_ctx, dtype, shapes: dict) -> dict:
+    """Named scratch arrays of ``shapes``, carved one after another from the op's temp space."""
+    sizes = {name: -(-_count(shape) // _ALIGN) * _ALIGN for name, shape in shapes.items()}
+    flat = _temp_space(xp, op_ctx, sum(sizes.values()), dtype)
+    arrays, off = {}, 0
+    for name, shape in shapes.items():
+        arrays[name] = flat[off:off + _count(shape)].reshape(shape)
+        off += sizes[name]
+    return arrays
+
+
+def _forward_scratch(p, layout, keep: bool, masks: bool) -> dict:
+    """The forward's scratch: the input projection (G*H, T*N), the masked layer input, and the parts
+    of an inference forward (one direction's, two layers' outputs) that a training one keeps."""
+    shapes = {"proj": (GATES[p.mode] * p.state_size, layout.steps * layout.batch)}
+    if masks:
+        shapes["x"] = layout.y_shape
+    if not keep:
+        shapes["reserve"] = (layout.size(shared=True),)
+    return shapes
+
+
+def _stack_forward(xp, p, data, params_vec, h0, c0, masks, cell_views, ys, space: dict, run, finals=None) -> None:
     """Run every layer and direction into the reserve views; ``finals(k, st, reverse)`` after each
     direction (the final states are read there: an inference scratch is reused by the next one)."""
     dirs = _dirs(p)
     weights = _unpack(params_vec, p, data.shape[2])
-    gates = cell_views[0]["gates"]
-    scratch = xp.empty((gates.shape[1], gates.shape[0] * gates.shape[2]), dtype=gates.dtype)
     x = data
     for layer in range(p.num_layers):
         if layer > 0:
-            x = ys[layer - 1] if masks is None else ys[layer - 1] * masks[layer - 1]
+            x = ys[layer - 1] if masks is None else xp.multiply(ys[layer - 1], masks[layer - 1], out=space["x"])
         for d in range(dirs):
             k = layer * dirs + d
             st = _direction(p, cell_views[k], ys, layer, d)
-            _run_cell(xp, p, x, weights[k], st, h0[k], c0[k] if c0 is not None else None, d == 1, scratch, run)
+            _run_cell(xp, p, x, weights[k], st, h0[k], c0[k] if c0 is not None else None, d == 1, space["proj"],
+                      run)
             if finals is not None:
                 finals(k, st, d == 1)
 
@@ -218,7 +254,7 @@ def has_dropout(p) -> bool:
 
 def _make_masks(xp, p, op_ctx, out):
     """The dropout masks between layers of a training forward, drawn into ``out``."""
-    rng = op_ctx.requested[0].get_random()
+    rng = next(r for r in op_ctx.requested if r.req is ResourceRequest.RANDOM).get_random()
     out[...] = dropout(xp, xp.ones(out.shape, dtype=out.dtype), p.p, rng=rng)[1]
     return out
 
@@ -231,9 +267,9 @@ def rnn_forward(xp: Any, p, op_ctx, in_data: list, req: list, out_data: list, ru
     layout = ReserveLayout(p, data.shape[0], data.shape[1], data.shape[2])
     reserve = out_data[-1]
     keep = op_ctx.is_train and reserve.size > 0
-    flat = reserve if keep else xp.empty(layout.size(shared=True), dtype=data.dtype)
-    cell_views, ys = layout.views(flat, shared=not keep)
     masks = _make_masks(xp, p, op_ctx, out_data[-2]) if keep and has_dropout(p) else None
+    space = _scratch(xp, op_ctx, data.dtype, _forward_scratch(p, layout, keep, masks is not None))
+    cell_views, ys = layout.views(reserve if keep else space["reserve"], shared=not keep)
     hy = xp.empty(h0.shape, dtype=h0.dtype) if p.state_outputs else None
     cy = xp.empty(c0.shape, dtype=c0.dtype) if p.state_outputs and c0 is not None else None
 
@@ -244,7 +280,7 @@ def rnn_forward(xp: Any, p, op_ctx, in_data: list, req: list, out_data: list, ru
         if cy is not None:
             cy[k] = st["c"][last].T
 
-    _stack_forward(xp, p, data, params_vec, h0, c0, masks, cell_views, ys, run, finals)
+    _stack_forward(xp, p, data, params_vec, h0, c0, masks, cell_views, ys, space, run, finals)
     assign(out_data[0], req[0], ys[-1])
     if hy is not None:
         assign(out_data[1], req[1], hy)
@@ -265,7 +301,8 @@ def _reserve_for_backward(xp, p, in_data, out_data, run) -> tuple[list, list, An
     flat = xp.empty(layout.size(), dtype=data.dtype)  # an inference forward ran: again, without dropout
     cell_views, ys = layout.views(flat)
     c0 = in_data[3] if p.mode == "lstm" else None
-    _stack_forward(xp, p, data, in_data[1], in_data[2], c0, None, cell_views, ys, run)
+    proj = xp.empty(_forward_scratch(p, layout, True, False)["proj"], dtype=data.dtype)
+    _stack_forward(xp, p, data, in_data[1], in_data[2], c0, None, cell_views, ys, {"proj": proj}, run)
     return cell_views, ys, None
 
 
@@ -332,20 +369,26 @@ def _weight_grads(xp, p, slices, d_params, x, st, bufs, h0, reverse: bool, run) 
         views[4][...] = mm(xp, g_r.reshape(g_r.shape[0], -1), hp.transpose(1, 0, 2).reshape(h, -1).T)
 
 
-def _buffers(xp, p, steps: int, batch: int, dtype) -> dict:
-    """The gradient buffers one direction's backward fills, reused by every direction: per step
-    (``steps_*``, (T, features, N)) and feature-major over all steps ((features, T, N))."""
+def _backward_scratch(p, layout, input_size: int) -> dict:
+    """The backward's scratch: the gradient buffers one direction fills, reused by every direction, per
+    step (``steps_*``, (T, features, N)) and feature-major over all steps ((features, T, N)); two
+    layers' input gradients; the masked layer input."""
+    steps, batch = layout.steps, layout.batch
     gh = GATES[p.mode] * p.state_size
-    sizes = {"dgates": gh}
+    features = {"dgates": gh}
     if p.mode == "gru":
-        sizes["dgates_h"] = gh
+        features["dgates_h"] = gh
     if p.projection_size:
-        sizes["g_r"] = p.projection_size
-    bufs = {"steps_dy": xp.empty((steps, width(p), batch), dtype=dtype)}
-    for name, features in sizes.items():
-        bufs[name] = xp.empty((features, steps, batch), dtype=dtype)
-        bufs["steps_" + name] = xp.empty((steps, features, batch), dtype=dtype)
-    return bufs
+        features["g_r"] = p.projection_size
+    shapes = {"steps_dy": (steps, width(p), batch)}
+    for name, n in features.items():
+        shapes[name] = (n, steps, batch)
+        shapes["steps_" + name] = (steps, n, batch)
+    widest = max(input_size, layout.y_shape[2]) if p.num_layers > 1 else input_size
+    shapes.update(dx0=(steps * batch * widest,), dx1=(steps * batch * widest,))
+    if has_dropout(p):
+        shapes["x"] = layout.y_shape
+    return shapes
 
 
 def rnn_backward(xp: Any, p, op_ctx, out_grad: list, in_data: list, out_data: list, req: list, in_grad: list,
@@ -356,6 +399,7 @@ def rnn_backward(xp: Any, p, op_ctx, out_grad: list, in_data: list, out_data: li
     data, params_vec, h0 = in_data[0], in_data[1], in_data[2]
     c0 = in_data[3] if p.mode == "lstm" else None
     steps, batch, _ = data.shape
+    layout = ReserveLayout(p, steps, batch, data.shape[2])
     cell_views, ys, masks = _reserve_for_backward(xp, p, in_data, out_data, run)
     dirs, r = _dirs(p), width(p)
     dhy = out_grad[1] if p.state_outputs else None
@@ -366,12 +410,13 @@ def rnn_backward(xp: Any, p, op_ctx, out_grad: list, in_data: list, out_data: li
     d_params = in_grad[1] if req[1] != ADD_TO and want_params else xp.empty_like(params_vec)
     dh0 = xp.empty_like(h0)
     dc0 = xp.empty_like(c0) if c0 is not None else None
-    bufs = _buffers(xp, p, steps, batch, data.dtype)
+    bufs = _scratch(xp, op_ctx, data.dtype, _backward_scratch(p, layout, data.shape[2]))
     dy = out_grad[0]
     for layer in range(p.num_layers - 1, -1, -1):
-        x = data if layer == 0 else (ys[layer - 1] if masks is None else ys[layer - 1] * masks[layer - 1])
+        x = data if layer == 0 else (ys[layer - 1] if masks is None else
+                                     xp.multiply(ys[layer - 1], masks[layer - 1], out=bufs["x"]))
         want_dx = layer > 0 or req[0] != NULL
-        dx = xp.zeros(x.shape, dtype=x.dtype) if want_dx else None
+        dx = bufs[f"dx{layer % 2}"][:x.size].reshape(x.shape) if want_dx else None
         for d in range(dirs):
             k = layer * dirs + d
             st = _direction(p, cell_views[k], ys, layer, d)
@@ -384,9 +429,12 @@ def rnn_backward(xp: Any, p, op_ctx, out_grad: list, in_data: list, out_data: li
                 dc0[k] = dc_k
             if want_params:
                 _weight_grads(xp, p, slices[k], d_params, x, st, bufs, h0[k], d == 1, run)
-            if want_dx:
-                flat = bufs["dgates"].reshape(bufs["dgates"].shape[0], -1)
-                cells.gemm_add(xp, run, flat.T, wx, dx.reshape(-1, dx.shape[2]))
+            if want_dx:  # dx = sum over directions of dgates.T @ W_i2h
+                flat, dx2 = bufs["dgates"].reshape(bufs["dgates"].shape[0], -1), dx.reshape(-1, dx.shape[2])
+                if d == 0:
+                    run.matmul(xp, flat.T, wx, out=dx2)
+                else:
+                    cells.gemm_add(xp, run, flat.T, wx, dx2)
         if layer > 0 and masks is not None:
             xp.multiply(dx, masks[layer - 1], out=dx)
         dy = dx
