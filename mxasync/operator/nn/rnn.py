@@ -92,6 +92,7 @@ class RNNProperty(OperatorProperty):
     """The fused RNN: its outputs, then the hidden dropout masks (with dropout) and reserve space."""
 
     arguments = ("data", "parameters", "state", "state_cell")
+
     def list_arguments(self):
         return _arguments(self.params)
 
