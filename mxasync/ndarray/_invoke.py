@@ -40,7 +40,10 @@ class _Plan:
     def __init__(self, opdef, prop, args, ctx, is_train, out_shapes=None):
         self.name = opdef.name
         self.label = prop.label
-        self.out_shapes = out_shapes or prop.infer_shape([x.shape for x in args])[1]
+        self.out_shapes = list(out_shapes or prop.infer_shape([x.shape for x in args])[1])
+        if not is_train:  # what only a training forward keeps for backward is not allocated
+            for i in prop.train_only_outputs():
+                self.out_shapes[i] = (0,)
         _, self.out_types, _ = prop.infer_type([x.dtype for x in args])
         if any(s is None for s in self.out_shapes):
             raise MXAsyncError(f"{prop.label}: cannot infer the output shape from inputs "

@@ -244,6 +244,12 @@ class OperatorProperty:
         """Indices of inputs the op writes in place (optimizer states); the caller lists their vars as mutated."""
         return []
 
+    def train_only_outputs(self) -> list[int]:
+        """Indices of hidden outputs only a training forward writes, for its backward (MXNet's reserve
+        space): an imperative call in inference allocates them empty, shape ``(0,)``, and the kernel
+        leaves an empty one alone.  A bound graph allocates them whole."""
+        return []
+
     def error(self, message: str) -> MXAsyncError:
         return MXAsyncError(f"{self.label}: {message}")
 

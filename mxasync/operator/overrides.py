@@ -3,7 +3,7 @@
 A backend replaces an op's kernel through the one seam, ``Backend.overrides``
 (``backend.override('relu')``) or :func:`~mxasync.operator.registry.register_override`;
 :func:`~mxasync.operator.registry.find_override` looks both up.  For an op declared with
-:func:`~mxasync.operator.functional.defop` (all but BatchNorm, Custom and the multi-tensor
+:func:`~mxasync.operator.functional.defop` (all but BatchNorm, RNN, Custom and the multi-tensor
 SGD updates) the kernels are called as follows, whatever the op's own kernel takes:
 
 * **forward** ``fwd(xp, params, *inputs, *aux)`` (``fwd(xp, params, op_ctx, *inputs, *aux)``

@@ -107,8 +107,9 @@ CASES = [
     Case("ROIPooling", [((1, 2, 5, 5), (2, 5))], check=lambda outs, inputs, params: None,
          params=dict(pooled_size=(2, 2), spatial_scale=1.0), gens=[uniform(), integers(0, 1)], wrt=(0,),
          dtypes=("float64",)),
-    # fused RNN: values and gradients are pinned by MXNet's fixtures (every mode); the table checks GRU and
-    # a bidirectional LSTM numerically, in float64 only (BPTT sums many terms)
+    # fused RNN: values and gradients are pinned by MXNet's fixtures (every mode); with no numpy reference
+    # here the table runs the forward only: tests/operator/test_rnn_reserve.py checks every mode's gradients
+    # against central differences
     Case("RNN", [((3, 2, 2), (135,), (2, 2, 3))], check=lambda outs, inputs, params: None, dtypes=("float64",),
          params=dict(state_size=3, num_layers=2, mode="gru", state_outputs=True)),
     Case("RNN", [((3, 1, 2), (168,), (2, 1, 3), (2, 1, 3))], check=lambda outs, inputs, params: None,
@@ -118,6 +119,13 @@ CASES = [
     Case("RNN", [((3, 2, 2), (360,), (4, 2, 2), (4, 2, 3))], check=lambda outs, inputs, params: None,
          dtypes=("float64",), params=dict(state_size=3, num_layers=2, bidirectional=True, mode="lstm",
                                           projection_size=2, state_outputs=True), name="RNN-lstmp-bi"),
+    # the plain cells, several layers in both directions (backward reads the reserve space of the forward)
+    Case("RNN", [((3, 2, 2), (108,), (4, 2, 3))], check=lambda outs, inputs, params: None, dtypes=("float64",),
+         params=dict(state_size=3, num_layers=2, bidirectional=True, mode="rnn_tanh", state_outputs=True),
+         name="RNN-tanh-bi"),
+    Case("RNN", [((3, 2, 2), (45,), (2, 2, 3))], check=lambda outs, inputs, params: None, dtypes=("float64",),
+         gens=[uniform(0.1, 1.0), uniform(0.1, 0.6), uniform(0.1, 0.5)],  # away from relu's kink at 0
+         params=dict(state_size=3, num_layers=2, mode="rnn_relu", state_outputs=True), name="RNN-relu"),
     Case("RNN", [((4, 2, 2), (84,), (1, 2, 3), (1, 2, 3))], check=lambda outs, inputs, params: None,
          dtypes=("float64",), params=dict(state_size=3, num_layers=1, mode="lstm", state_outputs=True,
                                           lstm_state_clip_min=-0.3, lstm_state_clip_max=0.25), name="RNN-lstm-clip"),

@@ -28,8 +28,9 @@ def test_matches_mxnet(case):
         params[count] = len(inputs)
     outs = forward(spec["op"], params, [x.copy() for x in inputs])
     expected = numbered(a, "out")
-    assert len(outs) == len(expected), case
-    for o, e in zip(outs, expected, strict=True):
+    visible = get_op(spec["op"]).prepare(**params).num_visible_outputs()  # MXNet shows no hidden outputs
+    assert visible == len(expected), case
+    for o, e in zip(outs[:visible], expected, strict=True):
         assert o.shape == e.shape and o.dtype == e.dtype, f"{case}: {o.shape} {o.dtype} != {e.shape} {e.dtype}"
         np.testing.assert_allclose(o, e, rtol=1e-5, atol=1e-6, err_msg=case)
     if spec["grads"]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..onnx_protocol import onnx_converter
-from .rnn import GATES, _slices
+from .rnn_stack import GATES, param_slices
 
 _ORDER = {"lstm": [0, 3, 1, 2], "gru": [1, 0, 2], "rnn_relu": [0], "rnn_tanh": [0]}
 _ONNX_OP = {"lstm": "LSTM", "gru": "GRU", "rnn_relu": "RNN", "rnn_tanh": "RNN"}
@@ -30,7 +30,7 @@ def _gates(a: np.ndarray, mode: str, h: int) -> np.ndarray:
 def _layer_weights(flat: np.ndarray, p, input_size: int):
     """Per layer: W (D, G*H, I), R (D, G*H, H), B (D, 2*G*H) in ONNX's order."""
     d = 2 if p.bidirectional else 1
-    pieces = _slices(p, input_size)
+    pieces = param_slices(p, input_size)
     h = p.state_size
     layers = []
     for layer in range(p.num_layers):
