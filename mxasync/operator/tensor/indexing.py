@@ -42,7 +42,9 @@ def _take_bwd(xp, p, og, ins, outs):
     g = g.reshape(a.shape[:ax] + (i.size,) + a.shape[ax + 1:])
     g = xp.moveaxis(g, ax, 0)
     ga = xp.zeros((a.shape[ax],) + g.shape[1:], dtype=a.dtype)
-    xp.add.at(ga, i, g)
+    if i.size:  # the rows summed by index in one sparse product (add.at is ~15x slower), then scattered
+        rows, sums = row_sums(xp, i, g, a.shape[ax])
+        put_rows(xp, ga, rows, sums)
     return [xp.moveaxis(ga, 0, ax), None]
 
 
