@@ -20,6 +20,7 @@ import importlib
 import inspect
 import keyword
 import sys
+import textwrap
 import types
 from pathlib import Path
 
@@ -191,17 +192,24 @@ def render_np(package: str) -> str:
 
 
 def render_index() -> str:
-    """The text of :data:`INDEX`: every op name and alias of the library, and the module registering it."""
+    """The text of :data:`INDEX`: every op name and alias of the library, grouped by the module registering it."""
     from ..operator.registry import get_op, list_ops
 
-    rows = []
+    families: dict[str, list[str]] = {}
     for name in list_ops(include_aliases=True):
         module = get_op(name).module
         if module.startswith("mxasync.operator."):  # not the ops that tests or users register
-            rows.append(f"    {name!r}: {module!r},")
+            families.setdefault(module, []).append(name)
+    rows = []
+    for module in sorted(families):
+        names = textwrap.wrap(" ".join(f"{n!r}," for n in families[module]), width=108,
+                              initial_indent=" " * 8, subsequent_indent=" " * 8, break_on_hyphens=False)
+        rows += [f"    {module!r}: (", *names, "    ),"]
     return "\n".join([HEADER.rstrip("\n"),
                       '"""Which module registers each op (name or alias): ``registry.get_op`` imports it on the '
-                      'op\'s first use."""', "", "OPS: dict[str, str] = {", *rows, "}", ""])
+                      'op\'s first use."""', "", "FAMILIES: dict[str, tuple[str, ...]] = {", *rows, "}",
+                      "OPS: dict[str, str] = {name: module for module, names in FAMILIES.items() for name in names}",
+                      ""])
 
 
 def _imported_submodules(mod) -> set[str]:
