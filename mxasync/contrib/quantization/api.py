@@ -134,18 +134,16 @@ def quantize_model(sym, arg_params, aux_params, data_names=("data",), label_name
     qsym, _, aux_params, collector = quantize_graph(
         sym, arg_params, aux_params, ctx, excluded_sym_names, excluded_op_names, calib_mode, quantized_dtype,
         quantize_mode, quantize_granularity, logger=logger)
-    th_dict: dict = {}
-    if collector is not None:
-        if calib_data is None:
-            raise ValueError(f"calib_data must be provided when calib_mode={calib_mode}")
-        if not isinstance(calib_data, DataIter):
-            raise ValueError(f"calib_data must be of DataIter type when calib_mode={calib_mode}, "
-                             f"while received type {type(calib_data)}")
-        collect_layer_statistics(sym, arg_params, aux_params, calib_data, collector, data_names,
-                                 num_calib_examples, ctx, logger)
-        th_dict = _thresholds(collector, calib_mode, quantized_dtype, logger)
-        qsym = set_calib_table(qsym, th_dict)
-    return qsym, quantize_params(qsym, arg_params, th_dict), aux_params
+    if collector is None:
+        return qsym, quantize_params(qsym, arg_params, {}), aux_params
+    if calib_data is None:
+        raise ValueError(f"calib_data must be provided when calib_mode={calib_mode}")
+    if not isinstance(calib_data, DataIter):
+        raise ValueError(f"calib_data must be of DataIter type when calib_mode={calib_mode}, "
+                         f"while received type {type(calib_data)}")
+    collect_layer_statistics(sym, arg_params, aux_params, calib_data, collector, data_names,
+                             num_calib_examples, ctx, logger)
+    return calib_graph(qsym, arg_params, aux_params, collector, calib_mode, quantized_dtype, logger)
 
 
 def quantize_model_mkldnn(sym, arg_params, aux_params, data_names=("data",), label_names=("softmax_label",),
