@@ -30,7 +30,7 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from mxasync.backends.numpy import blas  # noqa: E402
+from mxasync.backends.numpy import blas, pressure  # noqa: E402
 
 
 def median_us(fn, repeat: int) -> float:
@@ -74,7 +74,7 @@ def main() -> None:
     res["engine_blas_us"] = median_us(lambda: blas.matmul(a, b, outs[0]), args.repeat)
     res["numpy_default_two_threads_us"] = median_us(lambda: two_at_once(numpy_mm, a, b, outs), args.repeat)
     res["engine_blas_two_threads_us"] = median_us(lambda: two_at_once(blas.matmul, a, b, outs), args.repeat)
-    res["runnable_elsewhere"] = blas._runnable_elsewhere()
+    res["runnable_elsewhere"] = pressure.runnable_elsewhere()
     res["load_average"] = os.getloadavg()
     print(json.dumps(res, indent=2))
 

@@ -8,7 +8,7 @@ import threading
 import numpy as np
 import pytest
 
-from mxasync.backends.numpy import blas
+from mxasync.backends.numpy import blas, parallel
 
 rng = np.random.default_rng(7)
 
@@ -31,7 +31,7 @@ needs_blas = pytest.mark.skipif(not blas.available(), reason="the scipy-openblas
 
 @pytest.fixture(params=[1, 2], ids=["one-thread-calls", "lone-gemm-gets-cores"])
 def blas_threads(request, monkeypatch):
-    """Both policies: one thread a call side by side, or up to 2 threads one call at a time (default)."""
+    """Both policies: one thread a call side by side, or big calls cut into a block a core (default)."""
     monkeypatch.setattr(blas, "_threads", request.param)
     return request.param
 
@@ -84,42 +84,50 @@ def test_out_overlapping_an_input_is_still_right():
 
 
 @needs_blas
-def test_threads_follow_the_machine_and_leave_numpys_alone(monkeypatch):
+def test_blocks_follow_the_machine_and_every_pool_stays_as_it_was():
+    """A big GEMM is cut into one block a core (the default); OpenBLAS's own pool stays at one thread
+    (the blocks are run by the numpy backend's kernel threads) and numpy's BLAS keeps its count."""
     import threadpoolctl
 
     if not os.environ.get("MXASYNC_BLAS_THREADS"):
         from mxasync.runtime.engine.threads import cpu_count
 
-        assert blas.threads() == cpu_count()  # the default: a lone GEMM may take every core
-    def users():  # every BLAS but the engine's own
-        return {i["filepath"]: i["num_threads"] for i in threadpoolctl.threadpool_info()
-                if "scipy_openblas32" not in i["filepath"]}
+        assert blas.threads() == cpu_count()
 
-    numpy_libs = users()
+    def pools():
+        return {i["filepath"]: i["num_threads"] for i in threadpoolctl.threadpool_info()}
+
+    before = {path: n for path, n in pools().items() if "scipy_openblas32" not in path}
     blas.matmul(_rand((256, 256)), _rand((256, 256)))
-    monkeypatch.setattr(blas, "_threads", 2)  # 2 cores, or MXASYNC_BLAS_THREADS=2
-    monkeypatch.setattr(blas, "_runnable_elsewhere", lambda: 0)
-    assert blas._threads_for_call() == 2
-    monkeypatch.setattr(blas, "_runnable_elsewhere", lambda: 64)
-    assert blas._threads_for_call() == 1
-    assert users() == numpy_libs and numpy_libs
+    after = pools()
+    assert {path: n for path, n in after.items() if "scipy_openblas32" not in path} == before and before
+    assert [n for path, n in after.items() if "scipy_openblas32" in path] == [1]
 
 
 @needs_blas
-def test_small_gemms_stay_on_one_thread(monkeypatch):
-    """Below ONE_THREAD_WORK a call runs on the caller's thread alone (waking the pool costs more)."""
-    monkeypatch.setattr(blas, "_threads", 2)
-    monkeypatch.setattr(blas, "_runnable_elsewhere", lambda: 0)
-    used = []
-    real = blas._set_threads
-    monkeypatch.setattr(blas, "_set_threads", lambda n: (used.append(n), real(n)))
-    blas._set_threads(2)
-    a, b = _rand((128, 512)), _rand((512, 10))  # 0.66M multiply-adds
-    np.testing.assert_allclose(blas.matmul(a, b), a @ b, rtol=1e-5, atol=1e-4)
-    assert used[-1] == 1
-    a, b = _rand((256, 512)), _rand((512, 512))  # 67M
-    np.testing.assert_allclose(blas.matmul(a, b), a @ b, rtol=1e-4, atol=1e-3)
-    assert used[-1] == 2
+@pytest.mark.parametrize("case", ["columns", "rows", "batch", "transposed"])
+def test_big_gemms_are_cut_into_one_block_a_thread_and_small_ones_run_whole(monkeypatch, case):
+    """Blocks of columns (wide products), rows (tall ones) or batch entries, each a whole product of its
+    own; below ONE_THREAD_WORK the caller runs the product whole (a hand-over costs more)."""
+    monkeypatch.setattr(blas, "_threads", 3)
+    monkeypatch.setattr(parallel, "CHECK_LOAD", False)  # the kernel threads take blocks whatever the load
+    cuts = []
+    real = parallel.split
+    monkeypatch.setattr(parallel, "split", lambda fn, n, **kw: (cuts.append((n, kw)), real(fn, n, **kw))[1])
+    a, b = {"columns": (_rand((64, 576)), _rand((576, 1000))), "rows": (_rand((1000, 576)), _rand((576, 64))),
+            "batch": (_rand((64, 64)), _rand((5, 64, 900))),
+            "transposed": (_rand((576, 64)).T, _rand((1000, 576)).T)}[case]
+    got = blas.matmul(a, b)
+    np.testing.assert_allclose(got, np.matmul(a, b), rtol=1e-4, atol=1e-3)
+    assert cuts and cuts[-1][1] == {"parts": 3}
+    assert cuts[-1][0] == {"columns": 63, "rows": 63, "batch": 5, "transposed": 63}[case]  # 16-wide blocks
+    out = _rand(got.shape)
+    before = out.copy()
+    blas.matmul(a, b, out=out, accumulate=True)
+    np.testing.assert_allclose(out, before + got, rtol=1e-4, atol=1e-3)
+    cuts.clear()
+    small = blas.matmul(_rand((128, 512)), _rand((512, 10)))  # 0.66M multiply-adds
+    assert small.shape == (128, 10) and not cuts
 
 
 @pytest.mark.parametrize("shape", [(128, 96, 80), (4, 3, 5)], ids=["blas", "small-on-numpy"])
@@ -173,9 +181,10 @@ def test_concurrent_callers_each_get_their_own_product(blas_threads):
 _SPIN_PROBE = """
 import time
 import numpy as np
-from mxasync.backends.numpy import blas
+from mxasync.backends.numpy import blas, parallel
+from mxasync.backends.numpy import parallel
 blas._threads = 2
-blas._runnable_elsewhere = lambda: 0  # a multithreaded call, whatever else the machine runs
+parallel.CHECK_LOAD = False  # a call cut for two threads, whatever else the machine runs
 a = np.ones((384, 384), np.float32)
 blas.matmul(a, a)
 c0 = time.process_time()

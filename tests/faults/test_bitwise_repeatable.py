@@ -31,7 +31,6 @@ def eight_threads(monkeypatch):
     monkeypatch.setattr(parallel, "_NTHREADS", 8)
     monkeypatch.setattr(parallel, "MIN_ELEMENTS", 4096)
     monkeypatch.setattr(parallel, "_cores", lambda: 8)
-    monkeypatch.setattr(blas, "_runnable_elsewhere", _IDLE)
 
 
 def _net(hybrid: bool):
@@ -112,25 +111,24 @@ def test_a_busy_machine_cuts_alike_and_runs_every_chunk_in_the_calling_thread(ei
 
 
 @pytest.mark.skipif(not blas.available(), reason="the engine's private BLAS (scipy-openblas32) is not installed")
-def test_private_blas_bits_do_not_follow_its_thread_count(monkeypatch):
-    """The engine's BLAS takes fewer threads on a loaded machine; OpenBLAS splits a GEMM by rows and
-    columns only, never along the summed axis, so its bits must not change with the count (the
-    layouts of convolution's GEMMs: depthwise, grouped, pointwise, weight gradients)."""
+def test_private_blas_bits_do_not_follow_its_block_count_or_the_load(eight_threads, monkeypatch):
+    """The engine's BLAS cuts a big GEMM into one block of columns, rows or batch entries a thread, never along
+    the summed axis, so its bits must not change with the count or with who runs the blocks (the layouts of
+    convolution's GEMMs: depthwise, grouped, pointwise, weight gradients)."""
     monkeypatch.setattr(blas, "ONE_THREAD_WORK", 0)
     rng = np.random.RandomState(0)
     cases = [((32, 1, 9), (4, 32, 9, 784)), ((4, 32, 1, 784), (4, 32, 9, 784)), ((64, 32), (4, 32, 784)),
-             ((1, 3136), (3136, 64)), ((64, 3136), (3136, 1)), ((96, 288), (288, 784))]
+             ((1, 3136), (3136, 64)), ((64, 3136), (3136, 1)), ((96, 288), (288, 784)), ((784, 288), (288, 96))]
     for sa, sb in cases:
         a, b = rng.randn(*sa).astype(np.float32), rng.randn(*sb).astype(np.float32)
         if sa[-2] == 1 and len(sa) == 4:
             b = b.swapaxes(-1, -2)  # a transposed operand, as the weight gradient passes its columns
-        results = []
-        monkeypatch.setattr(blas, "_threads", 9)
-        for busy in (8, 7, 6, 1):  # 1, 2, 3 and 8 threads a call
-            monkeypatch.setattr(blas, "_runnable_elsewhere", lambda busy=busy: busy)
-            assert blas._threads_for_call() == 9 - busy
-            results.append(blas.matmul(a, b).tobytes())
-        assert len(set(results)) == 1, f"{sa} @ {sb}: bits change with the thread count"
+        results = set()
+        for threads, load in ((1, _IDLE), (2, _IDLE), (3, _IDLE), (8, _IDLE), (8, _BUSY)):
+            monkeypatch.setattr(blas, "_threads", threads)
+            monkeypatch.setattr(pressure, "runnable_elsewhere", load)
+            results.add(blas.matmul(a, b).tobytes())
+        assert len(results) == 1, f"{sa} @ {sb}: bits change with the block count or the load"
 
 
 @pytest.mark.parametrize("geometry", [(4, 16, 20, 16, 3, 1, 16), (4, 16, 20, 16, 3, 2, 16), (4, 8, 16, 16, 3, 2, 4),

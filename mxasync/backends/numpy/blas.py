@@ -7,27 +7,27 @@ at once fall off a cliff (two 128x784x512 GEMMs take 80 ms together against 1 ms
 OpenBLAS (the ``scipy-openblas32`` wheel, whose symbols are prefixed and so never clash
 with numpy's) and owns it outright:
 
-* one GEMM at a time runs on it (a lock: two at once fight over its pool), with the cores
-  nothing else wants: a training step is mostly a chain, so the GEMM that is ready gets the
-  whole machine, as MXNet and PyTorch give it; when other threads are runnable (the engine's
-  other workers, the user's code, other processes) it takes fewer, down to one, because a
-  BLAS call is as slow as its slowest thread (on 2 busy cores a 2-thread GEMM measured 6-20x
-  slower than a 1-thread one); see :mod:`.pressure`.  ``MXASYNC_BLAS_THREADS=n`` caps the
-  count; with 1 every call runs on one thread in its worker and calls run side by side;
-* its pool threads sleep as soon as a call ends: OpenBLAS's default is to spin for ~0.1 s,
-  which burned a whole core per step and showed up as a runnable thread to the policy above
-  (the wheel's package loads the library at import, before the timeout could be set, so it
-  is found and loaded here without importing the package);
+* its own pool stays at one thread: a big GEMM is instead cut here into one block of
+  columns (or of the batch) per core, run by the numpy backend's kernel threads
+  (:mod:`.parallel`), each block a one-thread call.  OpenBLAS's own two-thread split cost
+  15-30% more CPU for the same product (2-core Xeon, 1 thread = 1.0: 64x576x25088 1.25,
+  128x1152x6272 1.13, the shifted convolution's thin 64x64x3246 x8 batch 4.2), since its
+  threads meet at a barrier after every block of the summed axis; a block per thread shares
+  nothing.  The cut follows the configured thread count only, so the bits never depend on
+  the load; who runs the blocks does (the caller runs them all when no core is idle, as a
+  BLAS call is as slow as its slowest thread: on 2 busy cores a 2-thread GEMM measured 6-20x
+  slower than a 1-thread one).  ``MXASYNC_BLAS_THREADS=n`` caps the blocks; with 1 every
+  call runs whole in its worker and calls run side by side;
+* its pool threads never spin: OpenBLAS's default is to spin them for ~0.1 s after each
+  call, which burned a whole core per step (the wheel's package loads the library at
+  import, before the timeout could be set, so it is found and loaded here without
+  importing the package);
 * the count is this instance's alone: the user's numpy keeps its own.
 
-Measured on 2 idle cores (``benchmarks/train.py``, ``benchmarks/resnet.py``, 2026-11-23):
-against one thread a call, the MLP step ran 1.05-1.4x, LeNet 1.15x and ResNet-18 1.7x the
-images/s at the same CPU time per step.
-
 GEMMs below :data:`MIN_WORK` multiply-adds stay on numpy (OpenBLAS runs those on one
-thread anyway, and a ctypes call costs ~2 µs); so does everything when the wheel is
-missing, when dtypes are not float32/float64, or when a layout cannot be passed to BLAS
-without a copy.
+thread anyway, and a ctypes call costs ~2 µs), and below :data:`ONE_THREAD_WORK` they run
+whole; so does everything on numpy when the wheel is missing, when dtypes are not
+float32/float64, or when a layout cannot be passed to BLAS without a copy.
 
 >>> import numpy as np
 >>> a = np.arange(6, dtype=np.float32).reshape(2, 3)
@@ -45,14 +45,14 @@ from typing import Any, NamedTuple
 import numpy
 
 from ...base import env_int
-from . import pressure
+from . import parallel
 
 __all__ = ["matmul", "matmul_into_rows", "available", "threads", "MIN_WORK"]
 
 #: GEMMs with fewer multiply-adds than this run on numpy (OpenBLAS's own single-thread line).
 MIN_WORK = 1 << 18
-#: GEMMs with fewer multiply-adds than this run on one thread: waking the sleeping pool costs
-#: ~50 µs, more than a second core saves below ~10M (2-core Xeon: 128x64x512 took 63 µs on one
+#: GEMMs with fewer multiply-adds than this run whole on the caller's thread: handing a block to a
+#: kernel thread costs 30-100 µs, more than a second core saves below ~10M (2-core Xeon: 128x64x512 took 63 µs on one
 #: thread, 119 µs on two; 128x256x512 took 223 µs on one, 159 µs on two).
 ONE_THREAD_WORK = 12 << 20
 
@@ -63,7 +63,6 @@ _lib = None
 _gemm: dict = {}
 _gemm_batch: dict = {}
 _threads = 0
-_now_threads = 0
 _loaded = False
 _load_lock = threading.Lock()
 _run_lock = threading.Lock()
@@ -132,21 +131,11 @@ def _load() -> None:
                 fb.restype = None
                 _gemm_batch[numpy.dtype(dtype)] = fb
         _lib, _threads, _loaded = lib, n, True
-        _set_threads(n)
-
-
-def _runnable_elsewhere() -> int:
-    return pressure.runnable_elsewhere()
-
-
-def _threads_for_call() -> int:
-    return max(1, _threads - _runnable_elsewhere())
+        _set_threads(1)  # blocks per thread are cut here (see the module's docstring)
 
 
 def _set_threads(n: int) -> None:
-    global _now_threads
     _lib.scipy_openblas_set_num_threads(n)
-    _now_threads = n
 
 
 def available() -> bool:
@@ -157,7 +146,7 @@ def available() -> bool:
 
 
 def threads() -> int:
-    """Threads one GEMM gets on the private BLAS (0 when it is not available)."""
+    """Blocks a big GEMM is cut into on the private BLAS, one per thread (0 when it is not available)."""
     return _threads if available() else 0
 
 
@@ -202,21 +191,24 @@ def _big_numpy(a, b, out):
 class _Gemm(NamedTuple):
     """One product ready for the private BLAS (the arguments of :func:`_call`) and its size."""
 
-    fn: Any
+    fn: Any  # cblas_?gemm, or cblas_?gemm_batch_strided when ``batched``
+    batched: bool
     count: int
     la: tuple
     lb: tuple
     m: int
     n: int
     k: int
-    a: Any
-    b: Any
-    c: Any
+    pa: int  # addresses of the first elements of a, b and c
+    pb: int
+    pc: int
     sa: int
     sb: int
     lc: int  # leading dimension of ``c``
     sc: int  # element stride from one of ``c``'s matrices to the next
+    size: int  # bytes per element
     work: int
+    out: Any  # the array ``c`` points into (what matmul returns)
 
 
 def _prepare(a, b, out):
@@ -258,18 +250,46 @@ def _prepare(a, b, out):
         sa, sb = _stride_over(a, batch, size), _stride_over(b, batch, size)
         if sa is None or sb is None:
             return _big_numpy
-    return _Gemm(fn, count, la, lb, m, n, k, a, b, c, sa, sb, n, m * n, work)
+    return _Gemm(fn, count > 1, count, la, lb, m, n, k, a.ctypes.data, b.ctypes.data, c.ctypes.data, sa, sb, n,
+                 m * n, size, work, c)
+
+
+#: Column (or row) blocks are cut at multiples of this: the width the GEMM kernels step by.
+_BLOCK = 16
 
 
 def _run(g: _Gemm, beta: float = 0.0) -> None:
-    if _threads == 1:  # one thread a call: calls from several workers run side by side
+    """Run ``g``, cut into one block a thread when big (see the module's docstring)."""
+    parts = 1 if g.work < ONE_THREAD_WORK else _threads
+    if parts <= 1:
         _call(g, beta)
-        return
-    with _run_lock:  # one GEMM at a time on the private pool: two at once fight over its threads
-        nthreads = 1 if g.work < ONE_THREAD_WORK else _threads_for_call()
-        if nthreads != _now_threads:
-            _set_threads(nthreads)
-        _call(g, beta)
+    elif g.count > 1:
+        parallel.split(lambda lo, hi: _call(_batch_block(g, lo, hi), beta), g.count, parts=parts)
+    elif g.n >= g.m:
+        parallel.split(lambda lo, hi: _call(_column_block(g, lo * _BLOCK, min(g.n, hi * _BLOCK)), beta),
+                       -(-g.n // _BLOCK), parts=parts)
+    else:
+        parallel.split(lambda lo, hi: _call(_row_block(g, lo * _BLOCK, min(g.m, hi * _BLOCK)), beta),
+                       -(-g.m // _BLOCK), parts=parts)
+
+
+def _batch_block(g: _Gemm, lo: int, hi: int) -> _Gemm:
+    z = g.size
+    return g._replace(count=hi - lo, pa=g.pa + lo * g.sa * z, pb=g.pb + lo * g.sb * z, pc=g.pc + lo * g.sc * z)
+
+
+def _column_block(g: _Gemm, lo: int, hi: int) -> _Gemm:
+    """Columns ``lo:hi`` of ``c``: the same columns of ``b`` (rows of ``b``'s storage when transposed)."""
+    z = g.size
+    pb = g.pb + (lo if g.lb[0] == _NO_TRANS else lo * g.lb[1]) * z
+    return g._replace(n=hi - lo, pb=pb, pc=g.pc + lo * z)
+
+
+def _row_block(g: _Gemm, lo: int, hi: int) -> _Gemm:
+    """Rows ``lo:hi`` of ``c``: the same rows of ``a`` (columns of ``a``'s storage when transposed)."""
+    z = g.size
+    pa = g.pa + (lo * g.la[1] if g.la[0] == _NO_TRANS else lo) * z
+    return g._replace(m=hi - lo, pa=pa, pc=g.pc + lo * g.lc * z)
 
 
 def _numpy_into(a, b, c, accumulate: bool) -> None:
@@ -296,7 +316,7 @@ def matmul(a, b, out=None, accumulate: bool = False):
             return out
         return g(a, b, out)
     _run(g, beta=1.0 if accumulate else 0.0)
-    return g.c
+    return g.out
 
 
 def matmul_into_rows(a, b, c, accumulate: bool = False) -> None:
@@ -328,17 +348,16 @@ def _prepare_rows(a, b, c):
     lc, sb, sc = c.strides[1] // size, b.strides[0] // size, c.strides[0] // size
     if lc < n or max(m, n, k, count, lc, la[1], lb[1], sb, sc) > _INT_MAX:
         return None
-    return _Gemm(fn, count, la, lb, m, n, k, a, b, c, 0, sb, lc, sc, count * m * n * k)
+    return _Gemm(fn, count > 1, count, la, lb, m, n, k, a.ctypes.data, b.ctypes.data, c.ctypes.data, 0, sb, lc, sc,
+                 size, count * m * n * k, c)
 
 
 def _call(g: _Gemm, beta: float = 0.0) -> None:
-    fn, count, la, lb, m, n, k, a, b, c, sa, sb, lc, sc = g[:14]
-    if count == 1:
-        fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, a.ctypes.data, la[1], b.ctypes.data, lb[1],
-           beta, c.ctypes.data, lc)
+    if not g.batched:
+        g.fn(_ROW_MAJOR, g.la[0], g.lb[0], g.m, g.n, g.k, 1.0, g.pa, g.la[1], g.pb, g.lb[1], beta, g.pc, g.lc)
     else:
-        fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, a.ctypes.data, la[1], sa, b.ctypes.data, lb[1], sb,
-           beta, c.ctypes.data, lc, sc, count)
+        g.fn(_ROW_MAJOR, g.la[0], g.lb[0], g.m, g.n, g.k, 1.0, g.pa, g.la[1], g.sa, g.pb, g.lb[1], g.sb,
+             beta, g.pc, g.lc, g.sc, g.count)
 
 
 def _stride_over(x, batch, size):
