@@ -119,7 +119,7 @@ def test_big_gemms_are_cut_into_one_block_a_thread_and_small_ones_run_whole(monk
             "transposed": (_rand((576, 64)).T, _rand((1000, 576)).T)}[case]
     got = blas.matmul(a, b)
     np.testing.assert_allclose(got, np.matmul(a, b), rtol=1e-4, atol=1e-3)
-    assert cuts and cuts[-1][1] == {"parts": 3}
+    assert cuts and cuts[-1][1] == {"parts": 6}
     assert cuts[-1][0] == {"columns": 63, "rows": 63, "batch": 5, "transposed": 63}[case]  # 16-wide blocks
     out = _rand(got.shape)
     before = out.copy()

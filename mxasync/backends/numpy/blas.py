@@ -7,7 +7,7 @@ at once fall off a cliff (two 128x784x512 GEMMs take 80 ms together against 1 ms
 OpenBLAS (the ``scipy-openblas32`` wheel, whose symbols are prefixed and so never clash
 with numpy's) and owns it outright:
 
-* its own pool stays at one thread: a big GEMM is instead cut here into one block of
+* its own pool stays at one thread: a big GEMM is instead cut here into two blocks of
   columns (or of the batch) per core, run by the numpy backend's kernel threads
   (:mod:`.parallel`), each block a one-thread call.  OpenBLAS's own two-thread split cost
   15-30% more CPU for the same product (2-core Xeon, 1 thread = 1.0: 64x576x25088 1.25,
@@ -259,8 +259,9 @@ _BLOCK = 16
 
 
 def _run(g: _Gemm, beta: float = 0.0) -> None:
-    """Run ``g``, cut into one block a thread when big (see the module's docstring)."""
-    parts = 1 if g.work < ONE_THREAD_WORK else _threads
+    """Run ``g``, cut into two blocks a thread when big (see the module's docstring): when a kernel thread
+    is slow to start its block (a busy machine), the caller takes the blocks nobody has yet."""
+    parts = 1 if g.work < ONE_THREAD_WORK else 2 * _threads
     if parts <= 1:
         _call(g, beta)
     elif g.count > 1:
