@@ -6,14 +6,14 @@ For an ``m x k`` by ``k x n`` float32 GEMM, median microseconds of
 
 * ``numpy_default``: ``np.matmul`` with numpy's own BLAS threads (the user's setting);
 * ``numpy_1_thread``: the same under ``threadpool_limits(1)``;
-* ``engine_blas``: ``mxasync.backends.numpy.blas.matmul`` (the engine's own OpenBLAS, threads
-  chosen per call from the cores nothing else wants);
+* ``engine_blas``: ``mxasync.backends.numpy.blas.matmul`` (the engine's own OpenBLAS; a big call
+  cut into blocks run on the cores nothing else wants, see ``benchmarks/blas_blocks.py``);
 * ``*_two_threads``: two Python threads each running one such GEMM at the same time (what
   two engine workers do when two GEMMs are ready): numpy's shared pool against the engine's
-  one-GEMM-at-a-time lock.
+  one-thread calls side by side.
 
 ``runnable_elsewhere`` is the kernel's count of other runnable threads when the run ended
-(the engine's BLAS gives a call fewer threads when it is above 0).
+(the engine hands no block to a kernel thread when it is above 0).
 """
 
 from __future__ import annotations
