@@ -18,10 +18,10 @@ with numpy's) and owns it outright:
   BLAS call is as slow as its slowest thread: on 2 busy cores a 2-thread GEMM measured 6-20x
   slower than a 1-thread one).  ``MXASYNC_BLAS_THREADS=n`` caps the blocks; with 1 every
   call runs whole in its worker and calls run side by side;
-* its pool threads never spin: OpenBLAS's default is to spin them for ~0.1 s after each
-  call, which burned a whole core per step (the wheel's package loads the library at
-  import, before the timeout could be set, so it is found and loaded here without
-  importing the package);
+* the pool threads OpenBLAS starts at load never spin: its default is to spin them for
+  ~0.1 s after each call, which burned a whole core per step when they ran GEMMs (the
+  wheel's package loads the library at import, before the timeout could be set, so it is
+  found and loaded here without importing the package);
 * the count is this instance's alone: the user's numpy keeps its own.
 
 GEMMs below :data:`MIN_WORK` multiply-adds stay on numpy (OpenBLAS runs those on one
@@ -52,8 +52,8 @@ __all__ = ["matmul", "matmul_into_rows", "available", "threads", "MIN_WORK"]
 #: GEMMs with fewer multiply-adds than this run on numpy (OpenBLAS's own single-thread line).
 MIN_WORK = 1 << 18
 #: GEMMs with fewer multiply-adds than this run whole on the caller's thread: handing a block to a
-#: kernel thread costs 30-100 µs, more than a second core saves below ~10M (2-core Xeon: 128x64x512 took 63 µs on one
-#: thread, 119 µs on two; 128x256x512 took 223 µs on one, 159 µs on two).
+#: kernel thread costs 30-100 µs, more than a second core saves below ~10M (2-core Xeon: 128x64x512
+#: took 63 µs on one thread, 119 µs on two; 128x256x512 took 223 µs on one, 159 µs on two).
 ONE_THREAD_WORK = 12 << 20
 
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
