@@ -12,20 +12,26 @@ file atomically.  A GPU array in a file loads on the CPU when no GPU can be used
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 import numpy as np
 
 from ..base import MXAsyncError
 from ..operator.sparse.formats import SparseValue
 from ..runtime.context import BUILTIN_DEVICE_TYPES, Context, num_gpus
+from ..runtime.engine import Engine
 from ..runtime.storage import Storage, has_registered_storage
 from ..util import is_np_shape
 from ._chunk import Chunk, alloc_chunk
-from ._serialization import ArrayRecord, dumps_arrays, load_arrays, loads_arrays, save_arrays
+from ._serialization import ArrayRecord, ArrayTable, dumps_arrays, load_arrays, loads_arrays, save_arrays
 from ._serialization.reader import AllocRows
 from ._sparse_array import check_value, new_sparse
 from .ndarray import NDArray, _xp, array
 
 __all__ = ["save", "load", "load_frombuffer", "dumps"]
+
+_engine = Engine.get
+_DATA, _CTX, _VAR = attrgetter("_data"), attrgetter("_ctx"), attrgetter("_chunk.var")
 
 
 def _saved_context(ctx: Context) -> tuple[int, int]:
@@ -33,49 +39,91 @@ def _saved_context(ctx: Context) -> tuple[int, int]:
     return (ctx.device_typeid if ctx.device_type in BUILTIN_DEVICE_TYPES else 1), ctx.device_id
 
 
-def _records(data) -> list | dict:
-    saved_contexts: dict[Context, tuple[int, int]] = {}  # one lookup per context, not per array
+def _saved_contexts(contexts: list[Context]) -> list[tuple[int, int]]:
+    """Each array's saved context, worked out once per Context object (a save has one or two)."""
+    if contexts and contexts.count(contexts[0]) == len(contexts):  # all equal (found by identity, mostly)
+        return [_saved_context(contexts[0])] * len(contexts)
+    ids = list(map(id, contexts))
+    saved = {i: _saved_context(ctx) for i, ctx in dict(zip(ids, contexts, strict=True)).items()}
+    return list(map(saved.__getitem__, ids))
 
-    def record(x, key):
-        if not isinstance(x, NDArray):
-            where = "data" if key is None else f"data[{key!r}]"
-            raise MXAsyncError(f"save: {where} must be an NDArray, got {type(x).__name__}")
-        ctx = x.context
-        saved = saved_contexts.get(ctx)
-        if saved is None:
-            saved = saved_contexts[ctx] = _saved_context(ctx)
-        if x.stype != "default":  # MXNet's sparse layout: the stored values and index arrays
-            return ArrayRecord(x._host_value(), saved)
-        host = x._data
-        if type(host) is not np.ndarray:
-            x.wait_to_read()
-            return ArrayRecord(x._to_host(), saved)
-        var = x._chunk.var
-        if var.pending or var.error is not None:  # else the engine's wait would find nothing to wait for
-            x.wait_to_read()
-        # host memory is written to the file as it is (the save returns after): no copy of it first
-        return ArrayRecord(host, saved)
 
+def _arrays_and_names(data) -> tuple[list, list[str]]:
     if isinstance(data, NDArray):
-        return [record(data, None)]
+        return [data], []
     if isinstance(data, dict):
-        for k in data:
-            if not isinstance(k, str):
-                raise MXAsyncError(f"save: dict keys must be str, got {k!r}")
-        return {k: record(v, k) for k, v in data.items()}
-    if isinstance(data, (list, tuple)):
-        return [record(v, i) for i, v in enumerate(data)]
-    raise MXAsyncError(f"save: data must be an NDArray, a list or a dict of NDArrays, got {type(data).__name__}")
+        names = list(data)
+        if not {str}.issuperset(map(type, names)):
+            bad = next(k for k in names if not isinstance(k, str))
+            raise MXAsyncError(f"save: dict keys must be str, got {bad!r}")
+        arrays = list(data.values())
+    elif isinstance(data, (list, tuple)):
+        arrays, names = list(data), []
+    else:
+        raise MXAsyncError(f"save: data must be an NDArray, a list or a dict of NDArrays, got {type(data).__name__}")
+    classes = set(map(type, arrays))
+    if not all(issubclass(cls, NDArray) for cls in classes):
+        at = next(i for i, x in enumerate(arrays) if not isinstance(x, NDArray))
+        raise MXAsyncError(f"save: {_where(names, at)} must be an NDArray, got {type(arrays[at]).__name__}")
+    return arrays, names
+
+
+def _where(names: list[str], at: int) -> str:
+    return f"data[{(names[at] if names else at)!r}]"
+
+
+def _wait_for_writes(arrays: list, names: list[str]) -> None:
+    """Wait for the arrays' pending writes, in one pass over their vars for the many with none.
+
+    An array a failed op left unwritten raises that op's error, naming the array, whenever it is
+    saved (MXNet raises at the first wait only, then writes whatever the memory holds)."""
+    engine = _engine()
+    variables = list(map(_VAR, arrays))
+    for at in engine.unready(variables, for_write=False):
+        var = variables[at]
+        try:
+            engine.wait_for_var(var, for_write=False)
+        except MXAsyncError as e:
+            if var.error is None:
+                raise
+            raise _unwritten(e, _where(names, at)) from e
+        if var.error is not None:
+            raise _unwritten(var.error, _where(names, at)) from var.error
+
+
+def _unwritten(err: BaseException, where: str) -> MXAsyncError:
+    message = f"save: {where} holds no data: the op that writes it failed: {err}"
+    try:
+        return type(err)(message) if isinstance(err, MXAsyncError) else MXAsyncError(message)
+    except TypeError:  # an error class that takes other arguments
+        return MXAsyncError(message)
+
+
+def _host_value(x: NDArray):
+    """What is written of an array not in host memory: a sparse one's stored values and index
+    arrays (MXNet's sparse layout), or a copy of a device array's memory."""
+    return x._host_value() if x.stype != "default" else x._to_host()
+
+
+def _table(data) -> ArrayTable:
+    """``data``'s arrays as the writer's checked table: host memory as it is (the save returns after
+    writing it), one pass over all arrays per fact rather than a record per array."""
+    arrays, names = _arrays_and_names(data)
+    _wait_for_writes(arrays, names)
+    hosts = list(map(_DATA, arrays))
+    if not {np.ndarray}.issuperset(map(type, hosts)):  # sparse or device arrays among them
+        hosts = [h if type(h) is np.ndarray else _host_value(x) for h, x in zip(hosts, arrays, strict=True)]
+    return ArrayTable(hosts, _saved_contexts(list(map(_CTX, arrays))), names)
 
 
 def save(fname, data) -> None:
     """Save an NDArray, a list or a str->NDArray dict to ``fname`` (atomically); under NumPy-shape
     mode (``npx.set_np()``) in MXNet's V3 format, which keeps 0-d and zero-size shapes."""
-    save_arrays(fname, _records(data), np_shape=is_np_shape())
+    save_arrays(fname, _table(data), np_shape=is_np_shape())
 
 
 def dumps(data) -> bytes:
-    return dumps_arrays(_records(data), np_shape=is_np_shape())
+    return dumps_arrays(_table(data), np_shape=is_np_shape())
 
 
 def _context(saved: tuple[int, int]) -> Context:

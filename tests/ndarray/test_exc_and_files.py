@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import threading
+import time
 
 import numpy as np
 import pytest
 
 import mxasync as mx
+from mxasync.ndarray._save_load import dumps
+from mxasync.ndarray._serialization import dumps_arrays
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "mxnet"
 
@@ -153,6 +157,84 @@ def test_save_waits_for_writes_and_raises_their_error(tmp_path):
     failed = mx.nd.random.normal(0, -1, (2, 2))  # its writer fails
     with pytest.raises(mx.base.MXNetError):
         mx.nd.save(path, {"a": failed})
+
+
+def _held_write(x, value, go: threading.Event) -> threading.Thread:
+    """Push an op that writes ``value`` into ``x`` once ``go`` is set (from a thread of its own: the
+    naive engine runs it in there)."""
+
+    def write(rctx):
+        go.wait(60)
+        x._data[...] = value
+
+    t = threading.Thread(target=mx.engine.get().push_sync, args=(write, mx.cpu(), [], [x._chunk.var]),
+                         kwargs={"name": "held_write", "inline": False})
+    t.start()
+    return t
+
+
+def test_save_of_many_arrays_waits_for_each_pending_write(tmp_path):
+    """Among many arrays with nothing pending, the few with a pending write are waited for: the writes
+    are held until the save queued its wait, so a save that skipped one would write the old values."""
+    path = str(tmp_path / "w.params")
+    arrays = {f"a{i}": mx.nd.array([float(i)] * 3) for i in range(2000)}
+    go = threading.Event()
+    held = [_held_write(arrays[f"a{i}"], -1.0, go) for i in (3, 1000, 1999)]
+    first = arrays["a3"]._chunk.var
+
+    def release_once_waited():
+        while not first._queue and not go.is_set():  # the save's wait for a3 queued behind the held write
+            time.sleep(0.001)
+        go.set()
+
+    releaser = threading.Thread(target=release_once_waited)
+    releaser.start()
+    try:
+        mx.nd.save(path, arrays)
+    finally:
+        go.set()
+        releaser.join(60)
+        for t in held:
+            t.join(60)
+    back = mx.nd.load(path)
+    for i in range(2000):
+        want = -1.0 if i in (3, 1000, 1999) else float(i)
+        assert back[f"a{i}"].asnumpy().tolist() == [want] * 3, i
+
+
+def test_save_refuses_an_array_a_failed_op_left_unwritten(tmp_path):
+    """The error names the array, the file is left as it was, and a second save refuses it too (after
+    the first wait raised the op's error, MXNet would write whatever the memory holds)."""
+    path = tmp_path / "w.params"
+    arrays = {f"a{i}": mx.nd.array([float(i)]) for i in range(1000)}
+    mx.nd.save(str(path), arrays)
+    before = path.read_bytes()
+    arrays["a500"] = mx.nd.random.normal(0, -1, (1,))  # its writer fails
+    for _ in range(2):
+        with pytest.raises(mx.MXNetError, match=r"data\['a500'\] holds no data.*scale"):
+            mx.nd.save(str(path), arrays)
+    with pytest.raises(mx.MXNetError, match=r"data\[2\] holds no data"):
+        mx.nd.save(str(path), [arrays["a0"], arrays["a1"], arrays["a500"]])
+    assert path.read_bytes() == before
+    assert os.listdir(tmp_path) == ["w.params"]
+
+
+def test_save_of_interleaved_arrays_writes_their_host_values(tmp_path):
+    """Shapes, dtypes, contexts, views and sizes interleaved array by array: the same bytes as the
+    numpy-level writer given the arrays' values one by one."""
+    rng = np.random.default_rng(0)
+    base = mx.nd.array(rng.standard_normal((6, 6)))
+    arrays = []
+    for i in range(300):
+        shape = [(8, 4), (8,), (2, 3, 1)][i % 3]
+        dtype = ["float32", "float16", "int64", "bool", "bfloat16"][i % 5]
+        arrays.append(mx.nd.array(rng.standard_normal(shape), dtype=dtype, ctx=mx.cpu(i % 2)))
+    arrays[7], arrays[8], arrays[9] = base[1:3], mx.nd.zeros((0, 4)), mx.nd.ones((40000,))  # a view; 160 kB
+    data = {f"p{i}\u00e9": a for i, a in enumerate(arrays)}
+    want = dumps_arrays({k: (a.asnumpy(), (1, a.context.device_id)) for k, a in data.items()})
+    assert dumps(data) == want
+    mx.nd.save(str(tmp_path / "x.params"), data)
+    assert (tmp_path / "x.params").read_bytes() == want
 
 
 def test_truncated_and_corrupt_buffers_raise(tmp_path):

@@ -238,6 +238,25 @@ def test_real_mxnet_loads_our_file(tmp_path: Path) -> None:
         np.testing.assert_array_equal(np.array(got[k][2], dtype=arr.dtype).reshape(arr.shape), arr)
 
 
+def _one_by_one(data: dict, np_shape: bool) -> bytes:
+    """The file the format's description (``_serialization``'s docstring) gives, written array by
+    array with struct: what the block writer's output is checked against."""
+    magic = ser.V3_MAGIC if np_shape else ser.V2_MAGIC
+    out = [struct.pack("<QQQ", ser.LIST_MAGIC, 0, len(data))]
+    for rec in data.values():
+        arr = rec.array
+        if arr is None:
+            out.append(struct.pack("<Iii", magic, 0, -1 if np_shape else 0))
+            continue
+        out.append(struct.pack(f"<IiI{arr.ndim}qiii", magic, 0, arr.ndim, *arr.shape, *rec.context,
+                               ser.type_flag_of(arr.dtype)))
+        out.append(arr.astype(arr.dtype.newbyteorder("<")).tobytes())
+    out.append(struct.pack("<Q", len(data)))
+    for name in data:
+        out += [struct.pack("<Q", len(name.encode())), name.encode()]
+    return b"".join(out)
+
+
 @pytest.mark.parametrize("np_shape", [False, True])
 def test_runs_of_small_arrays_write_the_same_bytes_as_one_by_one(np_shape, monkeypatch):
     """Consecutive small arrays of one shape, dtype and context go out as one block: the same bytes as
@@ -252,8 +271,11 @@ def test_runs_of_small_arrays_write_the_same_bytes_as_one_by_one(np_shape, monke
     items += [ArrayRecord(None)] + [ArrayRecord(np.zeros((2, 0), np.float32))] * 18
     items += [ArrayRecord(rng.standard_normal(2000).astype(np.float32)) for _ in range(16)]  # 8 kB each
     items += [ArrayRecord(rng.standard_normal(4).astype(np.float32)[::-1]) for _ in range(16)]  # not contiguous
+    items += [ArrayRecord((np.arange(i % 5 + 1) % 2).astype(["<f4", "|b1", ">f8", "<i8"][i % 4]), (1, i % 3))
+              for i in range(40)]  # shapes, dtypes and contexts interleaved: runs of one array
     data = {f"a{i}": r for i, r in enumerate(items)}
     runs = dumps_arrays(data, np_shape=np_shape)
+    assert runs == _one_by_one(data, np_shape)
     monkeypatch.setattr(writer, "_RUN_BYTES", 1)  # every block ends after its first array
     assert runs == dumps_arrays(data, np_shape=np_shape)
     back = loads_arrays(runs, np_shape=np_shape)

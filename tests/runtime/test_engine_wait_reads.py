@@ -178,3 +178,27 @@ def test_wait_for_var_raises_a_failed_writers_error_once(engine):
         engine.wait_for_var(v)
     engine.wait_for_var(v)
     engine.wait_for_all()
+
+
+def test_unready_lists_the_vars_a_wait_would_block_or_raise_for(engine):
+    """One pass over many vars: those with a pending write, a pending read (only when reads count)
+    or an error, in order; the others would return at once."""
+    read, written, failed = _written(engine), engine.new_variable(), engine.new_variable()
+
+    def fail(rctx):
+        raise RuntimeError("write failed")
+
+    engine.push_sync(fail, CPU, [], [failed], name="bad_write", inline=True)
+    variables = [_written(engine), read, engine.new_variable(), written, failed, _written(engine)]
+    assert engine.unready(variables) == [4]
+    reader = BlockedReader(engine, read, mutate=[written])  # reads `read`, writes `written`
+    try:
+        assert engine.unready(variables) == [1, 3, 4]
+        assert engine.unready(variables, for_write=False) == [3, 4]
+    finally:
+        reader.close()
+    engine.wait_for_var(written)
+    with pytest.raises(mx.MXNetError, match="bad_write"):
+        engine.wait_for_var(failed)
+    assert engine.unready(variables) == [4]  # still unwritten: listed, though its next wait will not raise
+    assert engine.unready([]) == []

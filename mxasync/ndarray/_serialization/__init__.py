@@ -21,7 +21,8 @@ without a magic (the first word is ndim, then uint32 dims); in both, ndim 0 is a
 
 Loaded arrays come back as :class:`ArrayRecord` ``(array, context)`` tuples, in a list, or
 in a dict when the file has names (the order of the file is kept). Saving takes a list or
-a dict whose values are numpy arrays, ``(array, (dev_type, dev_id))`` pairs or ``None``.
+a dict whose values are numpy arrays, ``(array, (dev_type, dev_id))`` pairs or ``None``,
+or an :class:`ArrayTable` (checked columns: what ``mx.nd.save`` passes).
 
 >>> import numpy as np
 >>> blob = dumps_arrays({"w": np.arange(3, dtype=np.float32)})
@@ -41,6 +42,7 @@ from .format import (
                      V2_MAGIC,
                      V3_MAGIC,
                      ArrayRecord,
+                     ArrayTable,
                      type_flag_of,
 )
 from .reader import load_arrays, loads_arrays
@@ -48,6 +50,7 @@ from .writer import dumps_arrays, save_arrays
 
 __all__ = [
     "ArrayRecord",
+    "ArrayTable",
     "LIST_MAGIC",
     "V1_MAGIC",
     "V2_MAGIC",

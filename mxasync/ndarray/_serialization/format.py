@@ -48,8 +48,19 @@ class ArrayRecord(NamedTuple):
     context: Context = CPU
 
 
+class ArrayTable(NamedTuple):
+    """Arrays to write, already checked (what ``mx.nd.save`` hands the writer: it checks an NDArray
+    dict or list as a whole, not array by array): ``arrays`` are numpy arrays, SparseValues or None
+    ("none" arrays), ``contexts`` their valid ``(dev_type, dev_id)`` pairs, ``names`` the names of a
+    dict (empty for a list)."""
+
+    arrays: list
+    contexts: list[Context]
+    names: list[str]
+
+
 SaveItem = Union[np.ndarray, SparseValue, ArrayRecord, tuple, None]
-SaveData = Union[Mapping[str, SaveItem], Iterable[SaveItem]]
+SaveData = Union[Mapping[str, SaveItem], Iterable[SaveItem], ArrayTable]
 Loaded = Union[list[ArrayRecord], dict[str, ArrayRecord]]
 
 

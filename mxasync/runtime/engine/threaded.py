@@ -293,6 +293,16 @@ class Engine:
         """
         self._waits.for_var(var, for_write)
 
+    def unready(self, vars: list[VarHandle], *, for_write: bool = True) -> list[int]:
+        """The positions in ``vars`` of those a :meth:`wait_for_var` would not return at once for:
+        with work pending (all of it, or the writes only for ``for_write=False``), a device event
+        or an error.  Flushes this thread's bulk first; waits for nothing.
+
+        For callers that sync many arrays (``nd.save``): one pass here, then a wait for each var
+        listed, instead of a wait per var.
+        """
+        return self._waits.unready(vars, for_write)
+
     async def wait_for_var_async(self, var: VarHandle, *, for_write: bool = True) -> None:
         """Awaitable :meth:`wait_for_var` (``await var``); the caller's event loop keeps running meanwhile."""
         await self._waits.for_var_async(var, for_write)

@@ -147,13 +147,27 @@ class Waits:
                 return
         latch.acquire()
 
+    def unready(self, vars: list[VarHandle], for_write: bool) -> list[int]:
+        """``Engine.unready``: one pass over many vars with ``for_var``'s test for "returns at once"."""
+        self._flush()
+        if for_write:
+            busy = [v for v in vars if v._err is not None or v._event is not None or v._queue or v._writing
+                    or v._readers or v._read_events]
+        else:
+            busy = [v for v in vars if v._err is not None or v._event is not None or v._queue or v._writing]
+        if not busy:  # the usual answer: found without numbering every var
+            return []
+        busy_ids = set(map(id, busy))
+        return [i for i, v in enumerate(vars) if id(v) in busy_ids]
+
     def for_var(self, var: VarHandle, for_write: bool) -> None:
         """``Engine.wait_for_var``."""
         self._flush()
         self._guard_loop_thread("wait_for_var")
+        # the test ``unready`` makes for many vars at once
         if var._err is None and var._event is None and not (
                 var._queue or var._writing or (for_write and (var._readers or var._read_events))):
-            return  # nothing to wait for and nothing to raise: no ticket, lock or latch (nd.save's 200k arrays)
+            return  # nothing to wait for and nothing to raise: no ticket, lock or latch
         since = next(self._clock)
         latch = allocate_lock()
         latch.acquire()
