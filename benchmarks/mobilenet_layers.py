@@ -1,9 +1,11 @@
 """Per-layer-kind time of MobileNet v1 1.0 inference (batch 8, 3x128x128, hybridized), from the profiler.
 
 Each op runs as its own engine op (``MXASYNC_EXEC_BULK_EXEC_MAX_NODE=1`` is set before import), so the
-profiler's per-op ranges add up to the step; the ops are grouped by kind: the stem, depthwise 3x3 by
-output plane and stride, pointwise 1x1 by plane, BatchNorm, Activation, and the rest.  Also prints
-CPU ms per step (``process_time``) without the profiler.  JSON to stdout, or ``--json PATH``.
+profiler's per-op ranges (wall time) add up to the step; the ops are grouped by kind: the stem,
+depthwise 3x3 by output plane and stride, pointwise 1x1 by plane, BatchNorm, Activation, and the rest
+(``(+BN)``: a convolution run with its BatchNorm folded in).  Also prints CPU ms per step
+(``process_time``) without the profiler.  JSON to stdout, or ``--json PATH``.  ``--cpu-only`` times
+the step alone, with the engine's default bulking (the suite's setting).
 
     PYTHONPATH=$PWD python benchmarks/mobilenet_layers.py --steps 10
 """
@@ -13,12 +15,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from collections import defaultdict
 
-os.environ.setdefault("MXASYNC_EXEC_BULK_EXEC_MAX_NODE", "1")
+import numpy as np
 
-import numpy as np  # noqa: E402
+CPU_ONLY = "--cpu-only" in sys.argv
+if not CPU_ONLY:
+    os.environ.setdefault("MXASYNC_EXEC_BULK_EXEC_MAX_NODE", "1")
 
 import mxasync as mx  # noqa: E402
 from mxasync.gluon.model_zoo import vision  # noqa: E402
@@ -53,6 +58,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--json", default="")
+    ap.add_argument("--cpu-only", action="store_true", help="time the step only (default bulking)")
     args = ap.parse_args()
     shape = (8, 3, 128, 128)
     net = vision.mobilenet1_0(classes=1000)
@@ -65,6 +71,9 @@ def main() -> None:
     for _ in range(args.steps):
         net(data).wait_to_read()
     cpu_ms = (time.process_time() - t0) * 1e3 / args.steps
+    if args.cpu_only:
+        print(json.dumps({"cpu_ms_per_step": round(cpu_ms, 2)}))
+        return
     kinds = _kinds(net, shape)
     mx.profiler.set_config(profile_all=True, aggregate_stats=True, filename=os.devnull)
     mx.profiler.set_state("run")
@@ -78,7 +87,7 @@ def main() -> None:
             if name.endswith("_fwd_fold"):  # the folded BatchNorm's weight scaling (inference_fold.py)
                 kind = "BatchNorm fold"
             else:
-                node = name.removesuffix("_folded").removesuffix("_fwd")
+                node = name.removesuffix("_folded")
                 kind = kinds.get(node, "other: " + name) + (" (+BN)" if name.endswith("_folded") else "")
             by_kind[kind] += s["Total"] / args.steps
     report = {"cpu_ms_per_step": round(cpu_ms, 2),

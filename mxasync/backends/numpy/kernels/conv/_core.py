@@ -26,6 +26,7 @@ from typing import Any
 import numpy
 
 from ..runner import NUMPY
+from . import _banded as banded
 from . import _batch_inner as batch_inner
 from . import _depthwise as depthwise
 from . import _shifted as shifted
@@ -140,6 +141,10 @@ def _columnless(x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shap
     Such a forward keeps no columns: the weight gradient computes its own."""
     n, c = x.shape[:2]
     g, fg, _ = w_g.shape
+    if banded.pays(c, g, fg, x.shape, pad):
+        COLUMNS.drop(x, col_geometry(x, kernel, stride, dilate, pad))
+        banded.forward(x, w_g, kernel, stride, dilate, pad, osp, out)
+        return True
     if depthwise.pays(c, g, fg, stride, osp):
         COLUMNS.drop(x, col_geometry(x, kernel, stride, dilate, pad))
         depthwise.forward(x, w_g, kernel, dilate, pad, osp, out)
@@ -162,7 +167,11 @@ def _forward_batch_inner(x: Array, w_g: Array, kernel: Shape, stride: Shape, dil
         if cols is None:
             cols = numpy.empty(shape, x.dtype)
             keep = False
-        batch_inner.columns(batch_inner.to_batch_inner(x, pad), kernel, stride, dilate, osp, cols)
+        if all(k == 1 for k in kernel) and all(st == 1 for st in stride) and not any(pad):
+            # a unit 1x1 layer's columns are its input turned batch-inner: one copy, not two
+            numpy.copyto(cols.reshape(x.shape[1:] + x.shape[:1]), numpy.moveaxis(x, 0, -1))
+        else:
+            batch_inner.columns(batch_inner.to_batch_inner(x, pad), kernel, stride, dilate, osp, cols)
         batch_inner.forward(cols, w_g, out)
     except BaseException:
         if keep:
