@@ -32,8 +32,9 @@ def grad_layout(xp: Any, dy: Array, x_shape: Sequence[int], kernel: Shape, strid
 
 
 def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape,
-                 into: Array | None = None, keep: bool = False) -> Array:
-    """Grouped correlation of ``x`` (N, C, *S) with ``w_g`` -> (N, F, *out), in ``into`` when it fits."""
+                 into: Array | None = None, keep: bool = False, bias: Array | None = None) -> Array:
+    """Grouped correlation of ``x`` (N, C, *S) with ``w_g`` -> (N, F, *out) (+ ``bias`` (F,)), in ``into``
+    when it fits."""
     n, c = x.shape[:2]
     g, fg, ckg = w_g.shape
     osp = out_spatial(x.shape[2:], kernel, stride, dilate, pad)
@@ -43,6 +44,8 @@ def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, di
         into, out = None, xp.empty((n, g, fg, p), dtype=x.dtype)
     cols = im2col_nd(xp, pad_spatial(xp, x, pad, pad), kernel, stride, dilate, (0,) * len(kernel))
     xp.matmul(w_g, cols.reshape(n, g, ckg, p), out=out)
+    if bias is not None:
+        out += bias.reshape(g, fg, 1)
     return into if into is not None else out.reshape((n, g * fg) + osp)
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy
 
 from ...blas import matmul
-from ._columns import Array, Shape
+from ._columns import Array, Shape, store
 
 #: Padded plane widths this layout serves: the band's extra arithmetic grows with the width, and
 #: on narrower planes the GEMMs are too small for BLAS to reach speed.
@@ -44,8 +44,9 @@ def bands(w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, wp: int, wo: 
 
 
 def forward(x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape, osp: Shape,
-            out: Array) -> None:
-    """``out`` (N, C, 1, P) = the depthwise correlation of ``x`` (N, C, H, W) with ``w_g`` (C, 1, K)."""
+            out: Array, bias: Array | None = None) -> None:
+    """``out`` (N, C, 1, P) = the depthwise correlation of ``x`` (N, C, H, W) with ``w_g`` (C, 1, K)
+    (+ ``bias`` (C,))."""
     n, c, h, w = x.shape
     sh, dh, (ph, pw) = stride[0], dilate[0], pad
     ho, wo = osp
@@ -65,5 +66,5 @@ def forward(x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, p
                                                strides=(buf.strides[0], sh * wp * item, item), writeable=False)
         matmul(a, t[:, kh], out=res, accumulate=kh > 0)
     valid = res.reshape(c, n, step, wo)[:, :, :ho].transpose(1, 0, 2, 3)
-    numpy.copyto(out.reshape((n, c) + tuple(osp)), valid)
+    store(out.reshape((n, c) + tuple(osp)), valid, None if bias is None else bias.reshape(c, 1, 1))
 

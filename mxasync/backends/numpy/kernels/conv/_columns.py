@@ -30,6 +30,15 @@ def conv_out_size(size: int, kernel: int, stride: int, pad: int, dilate: int) ->
     return (size + 2 * pad - (dilate * (kernel - 1) + 1)) // stride + 1
 
 
+def store(dst: Array, src: Array, bias: Array | None = None) -> None:
+    """``dst[...] = src``, plus ``bias`` (broadcast against ``dst``) when given: a layout's last copy
+    adds the layer's bias on the way instead of in a pass of its own."""
+    if bias is None:
+        numpy.copyto(dst, src)
+    else:
+        numpy.add(src, bias, out=dst)
+
+
 def out_view(out: Array | None, shape: Sequence[int], dtype: Any) -> Array | None:
     """``out`` reshaped to ``shape`` when a kernel may write into it directly (C-contiguous, the
     result's dtype, as many elements), else None; ``out`` itself when it has the shape already."""
