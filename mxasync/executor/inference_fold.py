@@ -6,11 +6,13 @@ scaled by ``s = gamma / sqrt(var + eps)`` per filter and the bias ``s * (bias - 
 (``fix_gamma``: gamma is 1), followed by the relu on the convolution's own output.  That saves the
 BatchNorm's two passes over the data (MXNet's MKLDNN backend fuses the same at inference).
 
-The executor runs such a chain as three pushes on the one op path: a *fold* that writes the scaled
+The executor runs such a chain as pushes on the one op path: a *fold* that writes the scaled
 weight and bias into the executor's own arrays (skipped while the parameters' engine vars keep the
 versions it last folded: a var's version counts its completed writes, so it moves with every
-in-place update, initialisation or ``set_data``), the ``Convolution`` op with that bias, and the
-``Activation`` op in place.  The symbol is untouched (``tojson``, arguments and aux states stay),
+in-place update, initialisation or ``set_data``), then the convolution with that bias.  With a relu
+on float32 host data that is MXNet's fused ``_sg_mkldnn_conv`` (``with_act``), whose kernel applies
+bias and relu in its last copy while the output is in cache; otherwise the ``Convolution`` op and
+the ``Activation`` op in place.  The symbol is untouched (``tojson``, arguments and aux states stay),
 training forwards and monitored runs use the unfused ops, and a chain is left alone when anything
 else reads the convolution's or BatchNorm's output, when a graph op could write one of the
 parameters, and outside float32/float64 dense NCHW-like layouts.
@@ -26,6 +28,7 @@ parameters, and outside float32/float64 dense NCHW-like layouts.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -149,14 +152,29 @@ def compile_fold(g, fold: Fold, arrays: list, ctx, xp) -> list[Launch]:
     gamma, beta, mean, var = (arrays[e] for e in fold.bn_params)
     sources = [w, gamma, beta, mean, var] + ([bias] if bias is not None else [])
     launches = [_fold_launch(xp, f"{fold.names[1]}_fold", sources, w_fold, b_fold, bn.eps, bn.fix_gamma)]
-    with_bias = get_op("Convolution").prepare(**{**op_params(conv.attrs), "no_bias": "False"}, name=conv.name)
+    conv_attrs = {**op_params(conv.attrs), "no_bias": "False"}
     target = arrays[fold.target]
+    if fold.act is not None and ctx.device_type == "cpu" and w.dtype == np.float32:
+        fused = get_op("_sg_mkldnn_conv").prepare(with_act="True", subgraph=_conv_relu_subgraph(conv_attrs),
+                                                  name=conv.name)
+        plan = ForwardPlan(fused, ctx, False, f"{conv.name}_folded")
+        return launches + [plan.launch([x, w_fold, b_fold], [target], req=[WRITE_TO])]
+    with_bias = get_op("Convolution").prepare(**conv_attrs, name=conv.name)
     launches.append(ForwardPlan(with_bias, ctx, False, f"{conv.name}_folded").launch([x, w_fold, b_fold], [target],
                                                                                        req=[WRITE_TO]))
     if fold.act is not None:
         act = g.nodes[fold.act]
         launches.append(ForwardPlan(act.prop, ctx, False, act.name).launch([target], [target], req=[WRITE_INPLACE]))
     return launches
+
+
+def _conv_relu_subgraph(conv_attrs: dict) -> str:
+    """The subgraph JSON ``_sg_mkldnn_conv`` carries: Convolution (data, weight, bias) then relu."""
+    names = ("data", "weight", "bias")
+    nodes = [{"op": "null", "name": n, "inputs": []} for n in names]
+    nodes.append({"op": "Convolution", "name": "conv", "attrs": conv_attrs, "inputs": [[k, 0, 0] for k in range(3)]})
+    nodes.append({"op": "Activation", "name": "relu", "attrs": {"act_type": "relu"}, "inputs": [[3, 0, 0]]})
+    return json.dumps({"nodes": nodes, "arg_nodes": [0, 1, 2], "heads": [[4, 0, 0]]})
 
 
 def _fold_launch(xp, name: str, sources: list, w_fold, b_fold, eps: float, fix_gamma: bool) -> Launch:

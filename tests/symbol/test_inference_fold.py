@@ -20,10 +20,10 @@ def _chain(groups=1, bias=False, relu=True, fix_gamma=False, stride=1):
     return mx.sym.Activation(y, act_type="relu", name="r") if relu else y
 
 
-def _bind(sym, shape=(2, 4, 6, 6)):
-    ex = sym.simple_bind(mx.cpu(), data=shape, grad_req="null")
+def _bind(sym, shape=(2, 4, 6, 6), dtype="float32"):
+    ex = sym.simple_bind(mx.cpu(), data=shape, grad_req="null", type_dict={"data": dtype})
     for name, a in list(ex.arg_dict.items()) + list(ex.aux_dict.items()):
-        v = RNG.standard_normal(a.shape).astype(np.float32)
+        v = RNG.standard_normal(a.shape).astype(a.dtype)
         a[:] = np.abs(v) + 0.5 if name.endswith("var") else v
     return ex
 
@@ -48,6 +48,14 @@ def test_folded_inference_matches_the_unfolded_ops(groups, bias, relu, fix_gamma
     assert (ex._folds[0].act is not None) == relu
     got = ex.forward(is_train=False)[0].asnumpy()
     np.testing.assert_allclose(got, _reference(ex, relu=relu), rtol=1e-4, atol=1e-4)
+
+
+def test_float64_chain_folds_through_convolution_and_activation():
+    ex = _bind(_chain(bias=True), dtype="float64")
+    assert [f.names for f in ex._folds] == [("c", "bn", "r")]
+    got = ex.forward(is_train=False)[0].asnumpy()
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, _reference(ex), rtol=1e-10, atol=1e-10)
 
 
 def test_the_symbol_the_user_sees_is_unchanged():

@@ -32,9 +32,10 @@ def grad_layout(xp: Any, dy: Array, x_shape: Sequence[int], kernel: Shape, strid
 
 
 def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape,
-                 into: Array | None = None, keep: bool = False, bias: Array | None = None) -> Array:
-    """Grouped correlation of ``x`` (N, C, *S) with ``w_g`` -> (N, F, *out) (+ ``bias`` (F,)), in ``into``
-    when it fits."""
+                 into: Array | None = None, keep: bool = False, bias: Array | None = None,
+                 relu: bool = False) -> Array:
+    """Grouped correlation of ``x`` (N, C, *S) with ``w_g`` -> (N, F, *out) (+ ``bias`` (F,), then
+    ``max(., 0)`` when ``relu``), in ``into`` when it fits."""
     n, c = x.shape[:2]
     g, fg, ckg = w_g.shape
     osp = out_spatial(x.shape[2:], kernel, stride, dilate, pad)
@@ -46,6 +47,8 @@ def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, di
     xp.matmul(w_g, cols.reshape(n, g, ckg, p), out=out)
     if bias is not None:
         out += bias.reshape(g, fg, 1)
+    if relu:
+        xp.maximum(out, 0, out=out)
     return into if into is not None else out.reshape((n, g * fg) + osp)
 
 

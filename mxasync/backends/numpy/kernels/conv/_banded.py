@@ -44,9 +44,9 @@ def bands(w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, wp: int, wo: 
 
 
 def forward(x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape, osp: Shape,
-            out: Array, bias: Array | None = None) -> None:
+            out: Array, bias: Array | None = None, relu: bool = False) -> None:
     """``out`` (N, C, 1, P) = the depthwise correlation of ``x`` (N, C, H, W) with ``w_g`` (C, 1, K)
-    (+ ``bias`` (C,))."""
+    (+ ``bias`` (C,), then ``max(., 0)`` when ``relu``)."""
     n, c, h, w = x.shape
     sh, dh, (ph, pw) = stride[0], dilate[0], pad
     ho, wo = osp
@@ -66,5 +66,7 @@ def forward(x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, p
                                                strides=(buf.strides[0], sh * wp * item, item), writeable=False)
         matmul(a, t[:, kh], out=res, accumulate=kh > 0)
     valid = res.reshape(c, n, step, wo)[:, :, :ho].transpose(1, 0, 2, 3)
-    store(out.reshape((n, c) + tuple(osp)), valid, None if bias is None else bias.reshape(c, 1, 1))
+    result, shift = out.reshape((n, c) + tuple(osp)), None if bias is None else bias.reshape(c, 1, 1)
+    for b in range(n):  # a sample at a time: the relu pass finds it in cache
+        store(result[b], valid[b], shift, relu)
 

@@ -73,11 +73,14 @@ def columns(xt: Array, kernel: Shape, stride: Shape, dilate: Shape, osp: Shape, 
     return out
 
 
-def forward(cols: Array, w_g: Array, out: Array, bias: Array | None = None) -> None:
-    """``out`` ``(N, G, Fg, P)`` = ``w_g`` ``(G, Fg, CgK)`` @ ``cols`` as ``(G, CgK, P*N)`` (+ ``bias`` (F,))."""
+def forward(cols: Array, w_g: Array, out: Array, bias: Array | None = None, relu: bool = False) -> None:
+    """``out`` ``(N, G, Fg, P)`` = ``w_g`` ``(G, Fg, CgK)`` @ ``cols`` as ``(G, CgK, P*N)`` (+ ``bias`` (F,),
+    then ``max(., 0)`` when ``relu``)."""
     n, g, fg, p = out.shape
-    res = NUMPY.matmul(numpy, w_g, cols.reshape(g, -1, p * n))
-    store(out, res.reshape(g, fg, p, n).transpose(3, 0, 1, 2), None if bias is None else bias.reshape(g, fg, 1))
+    res = NUMPY.matmul(numpy, w_g, cols.reshape(g, -1, p * n)).reshape(g, fg, p, n).transpose(3, 0, 1, 2)
+    shift = None if bias is None else bias.reshape(g, fg, 1)
+    for b in range(n):  # a sample at a time: the relu pass finds it in cache
+        store(out[b], res[b], shift, relu)
 
 
 def weight_grad(dyt: Array, cols: Array, groups: int, dw: Array) -> None:

@@ -30,13 +30,16 @@ def conv_out_size(size: int, kernel: int, stride: int, pad: int, dilate: int) ->
     return (size + 2 * pad - (dilate * (kernel - 1) + 1)) // stride + 1
 
 
-def store(dst: Array, src: Array, bias: Array | None = None) -> None:
-    """``dst[...] = src``, plus ``bias`` (broadcast against ``dst``) when given: a layout's last copy
-    adds the layer's bias on the way instead of in a pass of its own."""
+def store(dst: Array, src: Array, bias: Array | None = None, relu: bool = False) -> None:
+    """``dst[...] = src``, plus ``bias`` (broadcast against ``dst``) when given, then ``max(dst, 0)`` when
+    ``relu``: a layout's last copy applies the layer's bias and fused relu while ``dst`` is in cache,
+    instead of in passes of their own."""
     if bias is None:
         numpy.copyto(dst, src)
     else:
         numpy.add(src, bias, out=dst)
+    if relu:
+        numpy.maximum(dst, 0, out=dst)
 
 
 def out_view(out: Array | None, shape: Sequence[int], dtype: Any) -> Array | None:

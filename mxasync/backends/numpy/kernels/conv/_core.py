@@ -81,12 +81,14 @@ def grad_layout(xp: Any, dy: Array, x_shape: Sequence[int], kernel: Shape, strid
 
 
 def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape,
-                 into: Array | None = None, keep: bool = False, bias: Array | None = None) -> Array:
+                 into: Array | None = None, keep: bool = False, bias: Array | None = None,
+                 relu: bool = False) -> Array:
     """Grouped correlation of ``x`` (N, C, *S) with ``w_g`` -> (N, F, *out), in ``into`` when it fits.
 
     ``keep``: leave the columns for :func:`conv_backward_weight` (a training forward), when the
-    column budget has room.  ``bias`` (F,): added by each layout's last copy (or right after each
-    chunk's GEMM), not in a pass of its own.
+    column budget has room.  ``bias`` (F,) and ``relu`` (a fused ``max(., 0)``, for an inference
+    graph's folded ``Convolution -> BatchNorm -> relu``): applied by each layout's last copy (or right
+    after each chunk's GEMM) while the output is in cache, not in passes of their own.
     """
     n, c = x.shape[:2]
     g, fg, ckg = w_g.shape
@@ -96,23 +98,23 @@ def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, di
     if out is None:
         into, out = None, numpy.empty((n, g, fg, p), dtype=x.dtype)
     result = into if into is not None else out.reshape((n, g * fg) + osp)
-    if n and p and _columnless(x, w_g, kernel, stride, dilate, pad, osp, out, bias):
+    if n and p and _columnless(x, w_g, kernel, stride, dilate, pad, osp, out, bias, relu):
         return result
     if _batch_inner(n, c, osp, kernel, stride, x.itemsize):
-        _forward_batch_inner(x, w_g, kernel, stride, dilate, pad, osp, out, keep, bias)
+        _forward_batch_inner(x, w_g, kernel, stride, dilate, pad, osp, out, keep, bias, relu)
         return result
     if n and p and shifted.pays(c // g, stride):
         # no columns to keep: the weight gradient recomputes them, which costs less than keeping
         # them cost (ResNet-18's step: 700 -> 650 ms, 60 MB less, no page faults on fresh buffers)
         COLUMNS.drop(x, col_geometry(x, kernel, stride, dilate, pad))
-        shifted.forward(x, w_g, kernel, dilate, pad, osp, out, bias)
+        shifted.forward(x, w_g, kernel, dilate, pad, osp, out, bias, relu)
         return result
-    _forward_columns(x, w_g, kernel, stride, dilate, pad, osp, out, keep, bias)
+    _forward_columns(x, w_g, kernel, stride, dilate, pad, osp, out, keep, bias, relu)
     return result
 
 
 def _forward_columns(x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape, osp: Shape,
-                     out: Array, keep: bool, bias: Array | None) -> None:
+                     out: Array, keep: bool, bias: Array | None, relu: bool) -> None:
     """The per-sample layout: im2col columns chunk by chunk (or kept for the whole batch), batched GEMMs."""
     n, c = x.shape[:2]
     g, fg, ckg = w_g.shape
@@ -130,16 +132,14 @@ def _forward_columns(x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate:
             # faster than one per chunk (ResNet-18's 56x56 layers: 19.7 -> 15.7 ms)
             _im2col_into(xpad, kernel, stride, dilate, whole)
             matmul(numpy, w_g, whole.reshape(n, g, ckg, p), out=out)
-            if shift is not None:
-                out += shift
+            _epilogue(out, shift, relu)
         else:
             for lo, hi in batch_chunks(n, c * prod(kernel) * p * x.itemsize):
                 if buf is None:
                     buf = numpy.empty((hi - lo, c) + kernel + osp, dtype=x.dtype)
                 cols = _im2col_into(xpad[lo:hi], kernel, stride, dilate, buf[: hi - lo])
                 matmul(numpy, w_g, cols.reshape(hi - lo, g, ckg, p), out=out[lo:hi])
-                if shift is not None:  # while the chunk's output is still in cache
-                    out[lo:hi] += shift
+                _epilogue(out[lo:hi], shift, relu)  # while the chunk's output is still in cache
     except BaseException:
         if whole is not None:
             COLUMNS.give_back(whole)
@@ -149,7 +149,7 @@ def _forward_columns(x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate:
 
 
 def _columnless(x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape, osp: Shape,
-                out: Array, bias: Array | None = None) -> bool:
+                out: Array, bias: Array | None = None, relu: bool = False) -> bool:
     """Fill ``out`` (N, G, Fg, P) by a layout that needs no columns, when one serves this layer: big
     depthwise layers (:mod:`._depthwise`) and unit 1x1 ones, which are one batched GEMM on the input as it is
     (MobileNet's 256x28x28 layer: 12.5 -> 7.2 ms of CPU against the batch-inner layout's transposes; on
@@ -159,11 +159,11 @@ def _columnless(x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shap
     g, fg, _ = w_g.shape
     if banded.pays(c, g, fg, x.shape, pad):
         COLUMNS.drop(x, col_geometry(x, kernel, stride, dilate, pad))
-        banded.forward(x, w_g, kernel, stride, dilate, pad, osp, out, bias)
+        banded.forward(x, w_g, kernel, stride, dilate, pad, osp, out, bias, relu)
         return True
     if depthwise.pays(c, g, fg, stride, osp):
         COLUMNS.drop(x, col_geometry(x, kernel, stride, dilate, pad))
-        depthwise.forward(x, w_g, kernel, dilate, pad, osp, out, bias)
+        depthwise.forward(x, w_g, kernel, dilate, pad, osp, out, bias, relu)
         return True
     if all(k == 1 for k in kernel) and all(s == 1 for s in stride) and not any(pad) and prod(osp) >= POINTWISE_MIN_PLANE:
         COLUMNS.drop(x, col_geometry(x, kernel, stride, dilate, pad))
@@ -172,12 +172,21 @@ def _columnless(x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shap
         else:  # the bias written first and the product accumulated onto it: no pass of its own
             out[...] = bias.reshape(g, fg, 1)
             matmul(numpy, w_g, x.reshape(n, g, c // g, prod(osp)), out=out, accumulate=True)
+        _epilogue(out, None, relu)
         return True
     return False
 
 
+def _epilogue(out: Array, shift: Array | None, relu: bool) -> None:
+    """``out += shift`` (a broadcast bias) and ``max(out, 0)`` in place, each when asked."""
+    if shift is not None:
+        out += shift
+    if relu:
+        numpy.maximum(out, 0, out=out)
+
+
 def _forward_batch_inner(x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape,
-                         osp: Shape, out: Array, keep: bool, bias: Array | None) -> None:
+                         osp: Shape, out: Array, keep: bool, bias: Array | None, relu: bool) -> None:
     geometry = col_geometry(x, kernel, stride, dilate, pad)
     shape = (x.shape[1],) + kernel + osp + (x.shape[0],)
     cols = COLUMNS.take(shape, x.dtype) if keep else None
@@ -192,7 +201,7 @@ def _forward_batch_inner(x: Array, w_g: Array, kernel: Shape, stride: Shape, dil
             numpy.copyto(cols.reshape(x.shape[1:] + x.shape[:1]), numpy.moveaxis(x, 0, -1))
         else:
             batch_inner.columns(batch_inner.to_batch_inner(x, pad), kernel, stride, dilate, osp, cols)
-        batch_inner.forward(cols, w_g, out, bias)
+        batch_inner.forward(cols, w_g, out, bias, relu)
     except BaseException:
         if keep:
             COLUMNS.give_back(cols)

@@ -34,9 +34,9 @@ def pays(c: int, groups: int, filters_per_group: int, stride: Shape, osp: Shape)
 
 
 def forward(x: Array, w_g: Array, kernel: Shape, dilate: Shape, pad: Shape, osp: Shape,
-            out: Array, bias: Array | None = None) -> None:
+            out: Array, bias: Array | None = None, relu: bool = False) -> None:
     """``out`` (N, C, 1, P), C-contiguous = the unit-stride depthwise correlation of ``x`` (N, C, *S) with
-    ``w_g`` (C, 1, K) (+ ``bias`` (C,))."""
+    ``w_g`` (C, 1, K) (+ ``bias`` (C,), then ``max(., 0)`` when ``relu``)."""
     n, c = x.shape[:2]
     xpad = numpy.ascontiguousarray(pad_spatial(x, pad, pad))
     taps = w_g.reshape(c, -1)
@@ -50,13 +50,13 @@ def forward(x: Array, w_g: Array, kernel: Shape, dilate: Shape, pad: Shape, osp:
             for lo in range(c0, c1, block):
                 hi = min(c1, lo + block)
                 _block(xpad[b, lo:hi], taps[lo:hi], kernel_at, dilate, osp, result[b, lo:hi],
-                       None if shift is None else shift[lo:hi])
+                       None if shift is None else shift[lo:hi], relu)
 
     NUMPY.split_rows(run, n, c, out.size * len(kernel_at))
 
 
 def _block(xs: Array, taps: Array, kernel_at: list, dilate: Shape, osp: Shape, res: Array,
-           bias: Array | None) -> None:
+           bias: Array | None, relu: bool) -> None:
     """One sample's channel block, computed on the padded plane's grid.
 
     As in :mod:`._shifted`: output ``i`` of a flattened padded plane reads input ``i + shift``
@@ -81,4 +81,4 @@ def _block(xs: Array, taps: Array, kernel_at: list, dilate: Shape, osp: Shape, r
             numpy.add(acc, tmp, out=acc)
     valid = grid.reshape((cb, osp[0]) + tuple(plane[1:]))[(slice(None), slice(None))
                                                           + tuple(slice(0, o) for o in osp[1:])]
-    store(res, valid, bias)
+    store(res, valid, bias, relu)

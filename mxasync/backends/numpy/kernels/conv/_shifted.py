@@ -36,9 +36,9 @@ def pays(cg: int, stride: Shape) -> bool:
 
 
 def forward(x: Array, w_g: Array, kernel: Shape, dilate: Shape, pad: Shape, osp: Shape, out: Array,
-            bias: Array | None = None) -> None:
+            bias: Array | None = None, relu: bool = False) -> None:
     """``out`` ``(N, G, Fg, P)`` = the unit-stride correlation of ``x`` ``(N, C, *S)`` with ``w_g``
-    (+ ``bias`` (F,))."""
+    (+ ``bias`` (F,), then ``max(., 0)`` when ``relu``)."""
     n, c = x.shape[:2]
     g, fg, ckg = w_g.shape
     cg = c // g
@@ -61,4 +61,4 @@ def forward(x: Array, w_g: Array, kernel: Shape, dilate: Shape, pad: Shape, osp:
     cropped = grid.reshape((n, g, fg, osp[0]) + tuple(psp[1:]))
     cropped = cropped[(Ellipsis,) + tuple(slice(0, o) for o in osp[1:])]
     store(out.reshape((n, g, fg) + tuple(osp)), cropped,
-          None if bias is None else bias.reshape((g, fg) + (1,) * len(osp)))
+          None if bias is None else bias.reshape((g, fg) + (1,) * len(osp)), relu)
