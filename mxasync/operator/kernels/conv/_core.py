@@ -6,9 +6,9 @@ columns of the whole batch are laid out ``(N, C, *kernel, *out)`` and one broadc
 
 This is the core every backend gets.  A backend with a faster one hands it to the kernels
 through its runner (``run.conv_core()``, :mod:`.._runner`); the numpy backend's
-(``mxasync/backends/numpy/kernels/conv``) picks one of three layouts per layer and keeps a
+(``mxasync/backends/numpy/kernels/conv``) picks one of several layouts per layer and keeps a
 training forward's columns for the backward pass.  Both cores take the same arguments:
-``keep`` and ``dyt`` are hints this one ignores.
+``keep`` and ``dyt`` are hints this one ignores; ``bias`` and ``relu`` it applies after the GEMM.
 """
 
 from __future__ import annotations

@@ -10,8 +10,12 @@ GEMM over the channels on the engine's BLAS (which has fused multiply-adds), ``W
 arithmetic of the direct sum but no pass per offset.  Rows that straddle two samples are computed
 and dropped.  It pays on narrow planes (``Wp`` small); wide planes keep :mod:`._depthwise`.
 
-Measured on MobileNet-1.0's depthwise 3x3 layers at 128x128 input (batch 8, 2-core Xeon, CPU ms
-of the forward, before -> here): see :data:`MAX_PADDED_WIDTH`.
+Measured on MobileNet-1.0's depthwise 3x3 layers at 128x128 input (batch 8, 2-core Xeon, CPU ms of
+the forward, median of 3 alternating rounds, the layout used before -> here): channels x plane,
+stride: 32 x 64x64, 1: 7.7 -> 7.1 (against the padded-grid layout); 64 x 64x64, 2: 6.4 -> 5.3;
+128 x 32x32, 1: 15.1 -> 4.5; 128 x 32x32, 2: 4.3 -> 2.3; 256 x 16x16, 1: 4.6 -> 2.2; 256 x 16x16, 2:
+1.9 -> 1.7 (against im2col's one-row GEMMs).  On 8x8 and 4x4 planes (``Wp`` 10 and 6) the GEMMs are
+too small and it measured 2.6 against 2.6 and 2.7 against 1.5 ms: those keep the generic layouts.
 """
 
 from __future__ import annotations

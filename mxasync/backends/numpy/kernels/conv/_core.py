@@ -3,8 +3,12 @@
 It takes the arguments of the generic core (``operator/kernels/conv/_core.py``), which the
 convolution kernels call through their runner (``NUMPY.conv_core()``); ``xp`` is numpy here.
 Weights are taken pre-grouped as ``w_g`` of shape ``(G, F/G, C/G * prod(kernel))``.  Each
-call picks one of three layouts by the layer's shape:
+call picks a layout by the layer's shape:
 
+* layouts without columns (:func:`_columnless`): 2-D depthwise layers on planes 14 to 70 wide as
+  batched GEMMs with banded weights (:mod:`._banded`), other unit-stride depthwise layers on big
+  planes over the padded grid (:mod:`._depthwise`), unit 1x1 layers on planes of at least 14x14
+  as one batched GEMM on the input as it is;
 * :mod:`._batch_inner` for small output planes: the batch innermost, one GEMM per batch;
 * :mod:`._shifted` for other unit-stride layers with enough channels: no im2col, one GEMM
   per kernel offset over shifted views of the input;
@@ -15,7 +19,10 @@ call picks one of three layouts by the layer's shape:
   weight gradient (the batch-inner layout keeps its columns the same way).
 
 The copies and sums around the GEMMs (im2col, col2im) are split over the numpy backend's
-kernel threads when big enough; the GEMMs go to the engine's BLAS (:mod:`...blas`).
+kernel threads when big enough; the GEMMs go to the engine's BLAS (:mod:`...blas`).  A forward's
+bias (and a fused relu: MXNet's ``_sg_mkldnn_conv``, which an inference graph's folded
+``Convolution -> BatchNorm -> relu`` runs as) is applied by each layout's last copy, while the
+output is in cache (:func:`._columns.store`).
 """
 
 from __future__ import annotations
