@@ -26,8 +26,9 @@ from ..runtime.engine import Engine
 from ..symbol._cse import cse_enabled, eliminate_common_expr
 from ..symbol._indexed import IndexedGraph
 from ..symbol._infer import infer_again
+from .inference_fold import compile_fold, find_folds, fold_plan_reads
 from .memory import PlanOp, plan_memory
-from .program import compile_ops
+from .program import Step, compile_ops
 from .stypes import infer_stypes, var_stype
 
 __all__ = ["Executor"]
@@ -106,7 +107,12 @@ class Executor:
         if self._stypes is not None:  # sparse entries have their own arrays (executor/stypes.py)
             external |= {i for i, s in enumerate(self._stypes) if s != "default"}
         ops = self._ops = fwd_ops + self._bwd_ops
-        self._plan = plan_memory(nbytes, [PlanOp(o.reads, o.writes, o.inplace) for o in ops], external,
+        # inference BatchNorm folded into its convolution (inference_fold.py); the folded push reads the
+        # convolution's inputs until the chain's end, which the plan must know
+        self._folds = find_folds(g, fwd_ops, ops, entries, self._stypes is not None)
+        extra = fold_plan_reads(self._folds)
+        self._plan = plan_memory(nbytes, [PlanOp(o.reads + extra.get(o.nid, []) if o.kind == "forward" else o.reads,
+                                                 o.writes, o.inplace) for o in ops], external,
                                  persistent=set(g.heads))
         self._unplanned = plan_memory(nbytes, [PlanOp(o.reads, o.writes) for o in ops], external,
                                       persistent=set(g.heads), enabled=False)
@@ -121,6 +127,20 @@ class Executor:
         self._xp = get_backend(self._ctx.device_type).xp
         self._fwd_steps = compile_ops(self, self._fwd_ops)
         self._bwd_steps = compile_ops(self, self._bwd_ops)
+        self._infer_steps = self._folded_steps() if self._folds else self._fwd_steps
+
+    def _folded_steps(self) -> list[Step]:
+        """The forward steps of an inference run, each folded chain's ops replaced by its pushes."""
+        first = {f.conv: f for f in self._folds}
+        inner = {nid for f in self._folds for nid in f.nodes[1:]}
+        steps = []
+        for op, st in zip(self._fwd_ops, self._fwd_steps, strict=True):
+            if op.nid in first:
+                steps += [Step("folded", (launch, launch))
+                          for launch in compile_fold(self._graph, first[op.nid], self._arrays, self._ctx, self._xp)]
+            elif op.nid not in inner:
+                steps.append(st)
+        return steps
 
     def _storage_types(self, var_arrays: dict, entries: list) -> list | None:
         """Every entry's storage type when the graph holds sparse arrays, else None (all dense)."""
@@ -178,7 +198,9 @@ class Executor:
             self.arg_dict[name][:] = value
         if self._backend_gen != backend_generation():  # mx.backends.use(...) since: its kernels from now on
             self._compile()
-        self._run(self._fwd_steps, 1 if is_train else 0, monitor=True)
+        watched = self._monitor is not None or self._op_hook is not None  # they see every op's output
+        steps = self._fwd_steps if is_train or watched else self._infer_steps
+        self._run(steps, 1 if is_train else 0, monitor=True)
         return self.outputs
 
     async def forward_async(self, is_train: bool = False, **kwargs: Any) -> list[NDArray]:

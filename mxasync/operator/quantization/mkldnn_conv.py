@@ -155,20 +155,22 @@ def fold_batch_norm(weight, bias, x, bn):
     return new_w, new_b
 
 
-def _float_forward(p, x, run):
-    """The fused op on float32 data (not quantized)."""
+def _float_forward(p, x, run, out=None):
+    """The fused op on float32 data (not quantized), into ``out`` when it fits."""
     conv, bn, act, post = conv_parts(p.subgraph, p.with_act)
     weight, bias = x["weight"], x.get("bias")
     if p.with_bn:
         weight, bias = fold_batch_norm(weight, bias, x, bn)
-    y = convk.convolution(np, x["data"], weight, bias, no_bias=bias is None, run=run, **conv_kw(conv))
-    if p.with_act:
+    relu = p.with_act and act.alg == "relu" and act.alpha == 0  # done by the convolution's last copy
+    y = convk.convolution(np, x["data"], weight, bias, no_bias=bias is None, run=run, relu=relu,
+                          out=out if x["data"].dtype == F32 else None, **conv_kw(conv))
+    if p.with_act and not relu:
         y = apply_eltwise(np, y, act)
     if p.with_sum:
         y = y + x["sum"]
     if p.with_postsum_act:
         y = apply_eltwise(np, y, post)
-    return y.astype(F32)
+    return y.astype(F32, copy=False)
 
 
 def _quantized_forward(p, x, run):
@@ -213,15 +215,15 @@ def _quantized_forward(p, x, run):
     return saturate(np, y, store).astype(out_type), lo, hi
 
 
-def _forward(xp, p, *inputs, run=PLAIN):
+def _forward(xp, p, *inputs, run=PLAIN, out=None):
     x = dict(zip(conv_argument_names(p), inputs, strict=True))
     if not p.quantized:
-        return _float_forward(p, x, run)
+        return _float_forward(p, x, run, out)
     out, lo, hi = _quantized_forward(p, x, run)
     return out, range_array(np, lo), range_array(np, hi)
 
 
 defop("_sg_mkldnn_conv", param=SgConvParam, base=_SgConvProperty, fwd=_forward, arguments=(),
-      outputs=("output", "output_min", "output_max"), non_differentiable=True, deps="", var_args=None,
+      outputs=("output", "output_min", "output_max"), non_differentiable=True, deps="", var_args=None, fwd_out=True,
       doc="MXNet's fused (and quantized) CPU convolution: conv [+ BatchNorm] [+ act] [+ sum] [+ act].")
 register_numpy("_sg_mkldnn_conv", _forward)

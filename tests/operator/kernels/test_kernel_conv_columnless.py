@@ -1,5 +1,6 @@
-"""The layouts that need no columns: depthwise layers over the padded grid, and unit 1x1 layers as one
-batched GEMM. Both must give the numbers of the direct definition, and be chosen only where they pay."""
+"""The layouts that need no columns: depthwise layers over the padded grid or as banded GEMMs, and unit
+1x1 layers as one batched GEMM. Each must give the numbers of the direct definition, and be chosen only
+where it pays."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import functools
 import numpy as np
 import pytest
 
+from mxasync.backends.numpy.kernels.conv import _banded, _depthwise
 from mxasync.backends.numpy.kernels.conv import _core as _conv_core
-from mxasync.backends.numpy.kernels.conv import _depthwise
 from mxasync.backends.numpy.kernels.runner import NUMPY
 from mxasync.operator.kernels.conv import convolution as _conv
 
@@ -40,6 +41,7 @@ def depthwise_calls(monkeypatch):
     """Every depthwise layer through the padded-grid layout, however small its planes."""
     calls = []
     real = _depthwise.forward
+    monkeypatch.setattr(_banded, "MAX_PADDED_WIDTH", 0)
     monkeypatch.setattr(_depthwise, "MIN_PLANE", 1)
     monkeypatch.setattr(_depthwise, "BLOCK_BYTES", 64)  # several channel blocks per sample
     monkeypatch.setattr(_depthwise, "forward", lambda *a: (calls.append(1), real(*a))[1])
@@ -94,3 +96,49 @@ def test_depthwise_rule(stride, plane, chosen):
     assert _depthwise.pays(32, 32, 1, stride, (plane, plane)) is chosen
     assert not _depthwise.pays(32, 16, 1, stride, (plane, plane))  # two channels per group
     assert not _depthwise.pays(32, 32, 2, stride, (plane, plane))  # channel multiplier 2
+
+
+BANDED = [
+    ((2, 3, 9, 8), 3, (3, 3), (1, 1), (1, 1), (1, 1), 3),
+    ((3, 4, 11, 10), 4, (3, 3), (2, 2), (1, 1), (1, 1), 4),  # stride 2, odd padded height
+    ((1, 5, 10, 13), 5, (3, 2), (3, 2), (2, 1), (2, 0), 5),  # stride 3 x 2, dilated, uneven padding per axis
+    ((2, 2, 5, 7), 2, (5, 3), (1, 2), (1, 2), (2, 2), 2),  # kernel taller than wide, dilated columns
+]
+
+
+@pytest.fixture
+def banded_calls(monkeypatch):
+    """Every 2-D depthwise layer through the banded-GEMM layout, however narrow its planes."""
+    calls = []
+    real = _banded.forward
+    monkeypatch.setattr(_banded, "MIN_PADDED_WIDTH", 1)
+    monkeypatch.setattr(_banded, "forward", lambda *a: (calls.append(1), real(*a))[1])
+    return calls
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("case", BANDED, ids=_ids(BANDED))
+def test_banded_depthwise_matches_loops(case, dtype, rng, check, banded_calls):
+    x, w, b, kw = _make(rng, case, dtype)
+    out = convolution(np, x, w, b, **kw)
+    assert banded_calls, "the banded layout did not run"
+    ref = conv_reference(*(a.astype(np.float64) for a in (x, w, b)), kw["stride"], kw["dilate"], kw["pad"],
+                         kw["num_group"])
+    check.close(out, ref, dtype)
+
+
+@pytest.mark.parametrize("case", BANDED[1:3], ids=_ids(BANDED[1:3]))
+def test_banded_forward_and_generic_backward_agree(case, rng, check, banded_calls):
+    """The backward (generic layouts) is the gradient of this forward: numerical checks for x and w."""
+    x, w, b, kw = _make(rng, case, np.float64)
+    head = rng.standard_normal(convolution(np, x, w, b, **kw).shape)
+    dx, dw, _ = convolution_backward(np, head, x, w, **kw)
+    check.grad(lambda v: convolution(np, v, w, b, **kw), x, head, dx, "data")
+    check.grad(lambda v: convolution(np, x, v, b, **kw), w, head, dw, "weight")
+
+
+@pytest.mark.parametrize("width, chosen", [(32, True), (64, True), (14, True), (8, False), (128, False)])
+def test_banded_rule(width, chosen):
+    assert _banded.pays(32, 32, 1, (8, 32, width, width), (1, 1)) is chosen
+    assert not _banded.pays(32, 16, 1, (8, 32, 32, 32), (1, 1))  # two channels per group
+    assert not _banded.pays(32, 32, 1, (8, 32, 32), (1,))  # 1-D

@@ -109,7 +109,7 @@ class NumpyRunner:
         return numpy.einsum("ijk,ijk->j", a3, b3)
 
     def conv_core(self):
-        """The convolution core: the three layouts of :mod:`.conv` (loaded on first use)."""
+        """The convolution core: the layouts of :mod:`.conv` (loaded on first use)."""
         return _import("mxasync.backends.numpy.kernels.conv._core")
 
     def erf(self, xp: Any, x):

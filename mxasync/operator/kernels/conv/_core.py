@@ -6,9 +6,9 @@ columns of the whole batch are laid out ``(N, C, *kernel, *out)`` and one broadc
 
 This is the core every backend gets.  A backend with a faster one hands it to the kernels
 through its runner (``run.conv_core()``, :mod:`.._runner`); the numpy backend's
-(``mxasync/backends/numpy/kernels/conv``) picks one of three layouts per layer and keeps a
+(``mxasync/backends/numpy/kernels/conv``) picks one of several layouts per layer and keeps a
 training forward's columns for the backward pass.  Both cores take the same arguments:
-``keep`` and ``dyt`` are hints this one ignores.
+``keep`` and ``dyt`` are hints this one ignores; ``bias`` and ``relu`` it applies after the GEMM.
 """
 
 from __future__ import annotations
@@ -32,8 +32,10 @@ def grad_layout(xp: Any, dy: Array, x_shape: Sequence[int], kernel: Shape, strid
 
 
 def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape,
-                 into: Array | None = None, keep: bool = False) -> Array:
-    """Grouped correlation of ``x`` (N, C, *S) with ``w_g`` -> (N, F, *out), in ``into`` when it fits."""
+                 into: Array | None = None, keep: bool = False, bias: Array | None = None,
+                 relu: bool = False) -> Array:
+    """Grouped correlation of ``x`` (N, C, *S) with ``w_g`` -> (N, F, *out) (+ ``bias`` (F,), then
+    ``max(., 0)`` when ``relu``), in ``into`` when it fits."""
     n, c = x.shape[:2]
     g, fg, ckg = w_g.shape
     osp = out_spatial(x.shape[2:], kernel, stride, dilate, pad)
@@ -43,6 +45,10 @@ def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, di
         into, out = None, xp.empty((n, g, fg, p), dtype=x.dtype)
     cols = im2col_nd(xp, pad_spatial(xp, x, pad, pad), kernel, stride, dilate, (0,) * len(kernel))
     xp.matmul(w_g, cols.reshape(n, g, ckg, p), out=out)
+    if bias is not None:
+        out += bias.reshape(g, fg, 1)
+    if relu:
+        xp.maximum(out, 0, out=out)
     return into if into is not None else out.reshape((n, g * fg) + osp)
 
 

@@ -51,10 +51,11 @@ def convolution(
     layout: str | None = None,
     out: Array | None = None,
     keep: bool = False,
+    relu: bool = False,
     run=PLAIN,
 ) -> Array:
     """Forward convolution by im2col + batched matmuls (straight into ``out`` when it fits), on
-    ``run``'s convolution core.
+    ``run``'s convolution core; ``relu``: ``max(., 0)`` fused after the bias (a fused op's activation).
 
     ``keep`` (a training forward) lets the core leave what the backward on the same ``data``
     array needs (the numpy core keeps the im2col columns, within ``MXASYNC_CONV_KEEP_MB``).
@@ -68,9 +69,9 @@ def convolution(
     """
     check_layout(layout, "Convolution")
     kernel, stride, dilate, pad = conv_params(data.ndim - 2, kernel, stride, dilate, pad)
-    out = run.conv_core().conv_forward(xp, data, grouped(weight, num_group), kernel, stride, dilate, pad, into=out,
-                                       keep=keep)
-    return add_bias(out, bias, no_bias)
+    # the core adds the bias in its last copy, not in a pass of its own
+    return run.conv_core().conv_forward(xp, data, grouped(weight, num_group), kernel, stride, dilate, pad, into=out,
+                                        keep=keep, bias=None if no_bias else bias, relu=relu)
 
 
 def convolution_backward(

@@ -24,7 +24,7 @@ import numpy
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..runner import NUMPY
-from ._columns import Array, Shape, prod, window_slices
+from ._columns import Array, Shape, prod, store, window_slices
 
 # Cap on the whole-batch column buffer; above it the per-sample path, which works in chunks.
 MAX_COLUMN_BYTES = 96 << 20
@@ -73,11 +73,14 @@ def columns(xt: Array, kernel: Shape, stride: Shape, dilate: Shape, osp: Shape, 
     return out
 
 
-def forward(cols: Array, w_g: Array, out: Array) -> None:
-    """``out`` ``(N, G, Fg, P)`` = ``w_g`` ``(G, Fg, CgK)`` @ ``cols`` as ``(G, CgK, P*N)``."""
+def forward(cols: Array, w_g: Array, out: Array, bias: Array | None = None, relu: bool = False) -> None:
+    """``out`` ``(N, G, Fg, P)`` = ``w_g`` ``(G, Fg, CgK)`` @ ``cols`` as ``(G, CgK, P*N)`` (+ ``bias`` (F,),
+    then ``max(., 0)`` when ``relu``)."""
     n, g, fg, p = out.shape
-    res = NUMPY.matmul(numpy, w_g, cols.reshape(g, -1, p * n))
-    numpy.copyto(out, res.reshape(g, fg, p, n).transpose(3, 0, 1, 2))
+    res = NUMPY.matmul(numpy, w_g, cols.reshape(g, -1, p * n)).reshape(g, fg, p, n).transpose(3, 0, 1, 2)
+    shift = None if bias is None else bias.reshape(g, fg, 1)
+    for b in range(n):  # a sample at a time: the relu pass finds it in cache
+        store(out[b], res[b], shift, relu)
 
 
 def weight_grad(dyt: Array, cols: Array, groups: int, dw: Array) -> None:

@@ -30,6 +30,18 @@ def conv_out_size(size: int, kernel: int, stride: int, pad: int, dilate: int) ->
     return (size + 2 * pad - (dilate * (kernel - 1) + 1)) // stride + 1
 
 
+def store(dst: Array, src: Array, bias: Array | None = None, relu: bool = False) -> None:
+    """``dst[...] = src``, plus ``bias`` (broadcast against ``dst``) when given, then ``max(dst, 0)`` when
+    ``relu``: a layout's last copy applies the layer's bias and fused relu while ``dst`` is in cache,
+    instead of in passes of their own."""
+    if bias is None:
+        numpy.copyto(dst, src)
+    else:
+        numpy.add(src, bias, out=dst)
+    if relu:
+        numpy.maximum(dst, 0, out=dst)
+
+
 def out_view(out: Array | None, shape: Sequence[int], dtype: Any) -> Array | None:
     """``out`` reshaped to ``shape`` when a kernel may write into it directly (C-contiguous, the
     result's dtype, as many elements), else None; ``out`` itself when it has the shape already."""

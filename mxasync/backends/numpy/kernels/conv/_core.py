@@ -3,8 +3,12 @@
 It takes the arguments of the generic core (``operator/kernels/conv/_core.py``), which the
 convolution kernels call through their runner (``NUMPY.conv_core()``); ``xp`` is numpy here.
 Weights are taken pre-grouped as ``w_g`` of shape ``(G, F/G, C/G * prod(kernel))``.  Each
-call picks one of three layouts by the layer's shape:
+call picks a layout by the layer's shape:
 
+* layouts without columns (:func:`_columnless`): 2-D depthwise layers on planes 14 to 70 wide as
+  batched GEMMs with banded weights (:mod:`._banded`), other unit-stride depthwise layers on big
+  planes over the padded grid (:mod:`._depthwise`), unit 1x1 layers on planes of at least 14x14
+  as one batched GEMM on the input as it is;
 * :mod:`._batch_inner` for small output planes: the batch innermost, one GEMM per batch;
 * :mod:`._shifted` for other unit-stride layers with enough channels: no im2col, one GEMM
   per kernel offset over shifted views of the input;
@@ -15,7 +19,10 @@ call picks one of three layouts by the layer's shape:
   weight gradient (the batch-inner layout keeps its columns the same way).
 
 The copies and sums around the GEMMs (im2col, col2im) are split over the numpy backend's
-kernel threads when big enough; the GEMMs go to the engine's BLAS (:mod:`...blas`).
+kernel threads when big enough; the GEMMs go to the engine's BLAS (:mod:`...blas`).  A forward's
+bias (and a fused relu: MXNet's ``_sg_mkldnn_conv``, which an inference graph's folded
+``Convolution -> BatchNorm -> relu`` runs as) is applied by each layout's last copy, while the
+output is in cache (:func:`._columns.store`).
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from typing import Any
 import numpy
 
 from ..runner import NUMPY
+from . import _banded as banded
 from . import _batch_inner as batch_inner
 from . import _depthwise as depthwise
 from . import _shifted as shifted
@@ -80,11 +88,14 @@ def grad_layout(xp: Any, dy: Array, x_shape: Sequence[int], kernel: Shape, strid
 
 
 def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape,
-                 into: Array | None = None, keep: bool = False) -> Array:
+                 into: Array | None = None, keep: bool = False, bias: Array | None = None,
+                 relu: bool = False) -> Array:
     """Grouped correlation of ``x`` (N, C, *S) with ``w_g`` -> (N, F, *out), in ``into`` when it fits.
 
     ``keep``: leave the columns for :func:`conv_backward_weight` (a training forward), when the
-    column budget has room.
+    column budget has room.  ``bias`` (F,) and ``relu`` (a fused ``max(., 0)``, for an inference
+    graph's folded ``Convolution -> BatchNorm -> relu``): applied by each layout's last copy (or right
+    after each chunk's GEMM) while the output is in cache, not in passes of their own.
     """
     n, c = x.shape[:2]
     g, fg, ckg = w_g.shape
@@ -93,17 +104,29 @@ def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, di
     out = out_view(into, (n, g, fg, p), x.dtype)
     if out is None:
         into, out = None, numpy.empty((n, g, fg, p), dtype=x.dtype)
-    if n and p and _columnless(x, w_g, kernel, stride, dilate, pad, osp, out):
-        return into if into is not None else out.reshape((n, g * fg) + osp)
+    result = into if into is not None else out.reshape((n, g * fg) + osp)
+    if n and p and _columnless(x, w_g, kernel, stride, dilate, pad, osp, out, bias, relu):
+        return result
     if _batch_inner(n, c, osp, kernel, stride, x.itemsize):
-        _forward_batch_inner(x, w_g, kernel, stride, dilate, pad, osp, out, keep)
-        return into if into is not None else out.reshape((n, g * fg) + osp)
+        _forward_batch_inner(x, w_g, kernel, stride, dilate, pad, osp, out, keep, bias, relu)
+        return result
     if n and p and shifted.pays(c // g, stride):
         # no columns to keep: the weight gradient recomputes them, which costs less than keeping
         # them cost (ResNet-18's step: 700 -> 650 ms, 60 MB less, no page faults on fresh buffers)
         COLUMNS.drop(x, col_geometry(x, kernel, stride, dilate, pad))
-        shifted.forward(x, w_g, kernel, dilate, pad, osp, out)
-        return into if into is not None else out.reshape((n, g * fg) + osp)
+        shifted.forward(x, w_g, kernel, dilate, pad, osp, out, bias, relu)
+        return result
+    _forward_columns(x, w_g, kernel, stride, dilate, pad, osp, out, keep, bias, relu)
+    return result
+
+
+def _forward_columns(x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape, osp: Shape,
+                     out: Array, keep: bool, bias: Array | None, relu: bool) -> None:
+    """The per-sample layout: im2col columns chunk by chunk (or kept for the whole batch), batched GEMMs."""
+    n, c = x.shape[:2]
+    g, fg, ckg = w_g.shape
+    p = prod(osp)
+    shift = None if bias is None else bias.reshape(g, fg, 1)
     whole = COLUMNS.take((n, c) + kernel + osp, x.dtype) if keep and n and p else None
     if not keep:
         # an inference forward on the same array: what an earlier training forward kept may be stale now
@@ -116,23 +139,24 @@ def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, di
             # faster than one per chunk (ResNet-18's 56x56 layers: 19.7 -> 15.7 ms)
             _im2col_into(xpad, kernel, stride, dilate, whole)
             matmul(numpy, w_g, whole.reshape(n, g, ckg, p), out=out)
+            _epilogue(out, shift, relu)
         else:
             for lo, hi in batch_chunks(n, c * prod(kernel) * p * x.itemsize):
                 if buf is None:
                     buf = numpy.empty((hi - lo, c) + kernel + osp, dtype=x.dtype)
                 cols = _im2col_into(xpad[lo:hi], kernel, stride, dilate, buf[: hi - lo])
                 matmul(numpy, w_g, cols.reshape(hi - lo, g, ckg, p), out=out[lo:hi])
+                _epilogue(out[lo:hi], shift, relu)  # while the chunk's output is still in cache
     except BaseException:
         if whole is not None:
             COLUMNS.give_back(whole)
         raise
     if whole is not None:
         COLUMNS.keep(x, col_geometry(x, kernel, stride, dilate, pad), whole)
-    return into if into is not None else out.reshape((n, g * fg) + osp)
 
 
 def _columnless(x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape, osp: Shape,
-                out: Array) -> bool:
+                out: Array, bias: Array | None = None, relu: bool = False) -> bool:
     """Fill ``out`` (N, G, Fg, P) by a layout that needs no columns, when one serves this layer: big
     depthwise layers (:mod:`._depthwise`) and unit 1x1 ones, which are one batched GEMM on the input as it is
     (MobileNet's 256x28x28 layer: 12.5 -> 7.2 ms of CPU against the batch-inner layout's transposes; on
@@ -140,19 +164,36 @@ def _columnless(x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shap
     Such a forward keeps no columns: the weight gradient computes its own."""
     n, c = x.shape[:2]
     g, fg, _ = w_g.shape
+    if banded.pays(c, g, fg, x.shape, pad):
+        COLUMNS.drop(x, col_geometry(x, kernel, stride, dilate, pad))
+        banded.forward(x, w_g, kernel, stride, dilate, pad, osp, out, bias, relu)
+        return True
     if depthwise.pays(c, g, fg, stride, osp):
         COLUMNS.drop(x, col_geometry(x, kernel, stride, dilate, pad))
-        depthwise.forward(x, w_g, kernel, dilate, pad, osp, out)
+        depthwise.forward(x, w_g, kernel, dilate, pad, osp, out, bias, relu)
         return True
     if all(k == 1 for k in kernel) and all(s == 1 for s in stride) and not any(pad) and prod(osp) >= POINTWISE_MIN_PLANE:
         COLUMNS.drop(x, col_geometry(x, kernel, stride, dilate, pad))
-        matmul(numpy, w_g, x.reshape(n, g, c // g, prod(osp)), out=out)
+        if bias is None:
+            matmul(numpy, w_g, x.reshape(n, g, c // g, prod(osp)), out=out)
+        else:  # the bias written first and the product accumulated onto it: no pass of its own
+            out[...] = bias.reshape(g, fg, 1)
+            matmul(numpy, w_g, x.reshape(n, g, c // g, prod(osp)), out=out, accumulate=True)
+        _epilogue(out, None, relu)
         return True
     return False
 
 
+def _epilogue(out: Array, shift: Array | None, relu: bool) -> None:
+    """``out += shift`` (a broadcast bias) and ``max(out, 0)`` in place, each when asked."""
+    if shift is not None:
+        out += shift
+    if relu:
+        numpy.maximum(out, 0, out=out)
+
+
 def _forward_batch_inner(x: Array, w_g: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape,
-                         osp: Shape, out: Array, keep: bool) -> None:
+                         osp: Shape, out: Array, keep: bool, bias: Array | None, relu: bool) -> None:
     geometry = col_geometry(x, kernel, stride, dilate, pad)
     shape = (x.shape[1],) + kernel + osp + (x.shape[0],)
     cols = COLUMNS.take(shape, x.dtype) if keep else None
@@ -162,8 +203,12 @@ def _forward_batch_inner(x: Array, w_g: Array, kernel: Shape, stride: Shape, dil
         if cols is None:
             cols = numpy.empty(shape, x.dtype)
             keep = False
-        batch_inner.columns(batch_inner.to_batch_inner(x, pad), kernel, stride, dilate, osp, cols)
-        batch_inner.forward(cols, w_g, out)
+        if all(k == 1 for k in kernel) and all(st == 1 for st in stride) and not any(pad):
+            # a unit 1x1 layer's columns are its input turned batch-inner: one copy, not two
+            numpy.copyto(cols.reshape(x.shape[1:] + x.shape[:1]), numpy.moveaxis(x, 0, -1))
+        else:
+            batch_inner.columns(batch_inner.to_batch_inner(x, pad), kernel, stride, dilate, osp, cols)
+        batch_inner.forward(cols, w_g, out, bias, relu)
     except BaseException:
         if keep:
             COLUMNS.give_back(cols)

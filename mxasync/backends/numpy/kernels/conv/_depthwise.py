@@ -17,7 +17,7 @@ import itertools
 import numpy
 
 from ..runner import NUMPY
-from ._columns import Array, Shape, pad_spatial, prod
+from ._columns import Array, Shape, pad_spatial, prod, store
 
 #: Bytes of one channel block's running sum: with its temporary it stays in L2.
 BLOCK_BYTES = 192 << 10
@@ -34,26 +34,29 @@ def pays(c: int, groups: int, filters_per_group: int, stride: Shape, osp: Shape)
 
 
 def forward(x: Array, w_g: Array, kernel: Shape, dilate: Shape, pad: Shape, osp: Shape,
-            out: Array) -> None:
+            out: Array, bias: Array | None = None, relu: bool = False) -> None:
     """``out`` (N, C, 1, P), C-contiguous = the unit-stride depthwise correlation of ``x`` (N, C, *S) with
-    ``w_g`` (C, 1, K)."""
+    ``w_g`` (C, 1, K) (+ ``bias`` (C,), then ``max(., 0)`` when ``relu``)."""
     n, c = x.shape[:2]
     xpad = numpy.ascontiguousarray(pad_spatial(x, pad, pad))
     taps = w_g.reshape(c, -1)
     result = out.reshape((n, c) + tuple(osp))
     kernel_at = list(itertools.product(*(range(k) for k in kernel)))
+    shift = None if bias is None else bias.reshape((c,) + (1,) * len(osp))
     block = max(1, BLOCK_BYTES // max(1, prod(xpad.shape[2:]) * x.itemsize))
 
     def run(b0: int, b1: int, c0: int, c1: int) -> None:
         for b in range(b0, b1):
             for lo in range(c0, c1, block):
                 hi = min(c1, lo + block)
-                _block(xpad[b, lo:hi], taps[lo:hi], kernel_at, dilate, osp, result[b, lo:hi])
+                _block(xpad[b, lo:hi], taps[lo:hi], kernel_at, dilate, osp, result[b, lo:hi],
+                       None if shift is None else shift[lo:hi], relu)
 
     NUMPY.split_rows(run, n, c, out.size * len(kernel_at))
 
 
-def _block(xs: Array, taps: Array, kernel_at: list, dilate: Shape, osp: Shape, res: Array) -> None:
+def _block(xs: Array, taps: Array, kernel_at: list, dilate: Shape, osp: Shape, res: Array,
+           bias: Array | None, relu: bool) -> None:
     """One sample's channel block, computed on the padded plane's grid.
 
     As in :mod:`._shifted`: output ``i`` of a flattened padded plane reads input ``i + shift``
@@ -78,4 +81,4 @@ def _block(xs: Array, taps: Array, kernel_at: list, dilate: Shape, osp: Shape, r
             numpy.add(acc, tmp, out=acc)
     valid = grid.reshape((cb, osp[0]) + tuple(plane[1:]))[(slice(None), slice(None))
                                                           + tuple(slice(0, o) for o in osp[1:])]
-    numpy.copyto(res, valid)
+    store(res, valid, bias, relu)

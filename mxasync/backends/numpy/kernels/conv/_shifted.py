@@ -24,7 +24,7 @@ import itertools
 import numpy
 
 from ...blas import matmul_into_rows
-from ._columns import Array, Shape, pad_spatial, prod
+from ._columns import Array, Shape, pad_spatial, prod, store
 
 #: ``C / groups`` below which the per-offset GEMMs (their inner dimension) are too thin to pay.
 MIN_CHANNELS = 16
@@ -35,8 +35,10 @@ def pays(cg: int, stride: Shape) -> bool:
     return all(s == 1 for s in stride) and cg >= MIN_CHANNELS
 
 
-def forward(x: Array, w_g: Array, kernel: Shape, dilate: Shape, pad: Shape, osp: Shape, out: Array) -> None:
-    """``out`` ``(N, G, Fg, P)`` = the unit-stride correlation of ``x`` ``(N, C, *S)`` with ``w_g``."""
+def forward(x: Array, w_g: Array, kernel: Shape, dilate: Shape, pad: Shape, osp: Shape, out: Array,
+            bias: Array | None = None, relu: bool = False) -> None:
+    """``out`` ``(N, G, Fg, P)`` = the unit-stride correlation of ``x`` ``(N, C, *S)`` with ``w_g``
+    (+ ``bias`` (F,), then ``max(., 0)`` when ``relu``)."""
     n, c = x.shape[:2]
     g, fg, ckg = w_g.shape
     cg = c // g
@@ -58,4 +60,5 @@ def forward(x: Array, w_g: Array, kernel: Shape, dilate: Shape, pad: Shape, osp:
     # the grid's rows are padded-plane rows: keep the first out_w (and so on) of each
     cropped = grid.reshape((n, g, fg, osp[0]) + tuple(psp[1:]))
     cropped = cropped[(Ellipsis,) + tuple(slice(0, o) for o in osp[1:])]
-    numpy.copyto(out.reshape((n, g, fg) + tuple(osp)), cropped)
+    store(out.reshape((n, g, fg) + tuple(osp)), cropped,
+          None if bias is None else bias.reshape((g, fg) + (1,) * len(osp)), relu)
