@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy
-
 from ._util import Array
 
 
@@ -84,36 +82,13 @@ def log_softmax(xp: Any, data: Array, axis: int = -1, temperature: float | None 
     if z.size == 0:
         return z.astype(dtype or z.dtype)
     shifted = z - z.max(axis=axis, keepdims=True)
-    lse = xp.log(_exp_sums(xp, shifted, axis))
-    if shifted.dtype == lse.dtype:  # in place: one batch-sized temporary less (an LM head's 2048x1000: 5 -> 4 ms)
+    lse = xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
+    if shifted.dtype == lse.dtype:  # in place: one batch-sized temporary less
         shifted -= lse
         out = shifted
     else:
         out = shifted - lse
     return out if dtype is None else out.astype(dtype)
-
-
-#: Bytes of ``exp`` computed at a time by :func:`_exp_sums`: a block that stays in the L2 cache.
-_EXP_BLOCK_BYTES = 256 << 10
-
-
-def _exp_sums(xp: Any, shifted: Array, axis: int) -> Array:
-    """``exp(shifted).sum(axis, keepdims=True)``; over the last axis of a host array, a block of rows at a time
-    in one small buffer instead of a batch-sized temporary (each row is summed alike either way: same bits)."""
-    last = axis % shifted.ndim == shifted.ndim - 1
-    if xp is not numpy or not last or shifted.dtype.kind != "f" or not shifted.flags.c_contiguous:
-        return xp.exp(shifted).sum(axis=axis, keepdims=True)
-    rows = shifted.reshape(-1, shifted.shape[-1])
-    step = max(1, _EXP_BLOCK_BYTES // max(1, rows.shape[1] * rows.itemsize))
-    if step >= rows.shape[0]:
-        return xp.exp(shifted).sum(axis=axis, keepdims=True)
-    sums = numpy.empty((rows.shape[0], 1), dtype=shifted.dtype)
-    buf = numpy.empty((step, rows.shape[1]), dtype=shifted.dtype)
-    for lo in range(0, rows.shape[0], step):
-        block = buf[: min(step, rows.shape[0] - lo)]
-        numpy.exp(rows[lo:lo + step], out=block)
-        block.sum(axis=1, keepdims=True, out=sums[lo:lo + step])
-    return sums.reshape(shifted.shape[:-1] + (1,))
 
 
 def log_softmax_backward(
