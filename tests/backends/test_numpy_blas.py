@@ -128,6 +128,9 @@ def test_big_gemms_are_cut_into_one_block_a_thread_and_small_ones_run_whole(monk
     cuts.clear()
     small = blas.matmul(_rand((128, 512)), _rand((512, 10)))  # 0.66M multiply-adds
     assert small.shape == (128, 10) and not cuts
+    monkeypatch.setattr(blas, "_threads", 1)  # MXASYNC_BLAS_THREADS=1: every call whole, in its caller
+    np.testing.assert_allclose(blas.matmul(a, b), got, rtol=1e-5, atol=1e-4)
+    assert not cuts
 
 
 @pytest.mark.parametrize("shape", [(128, 96, 80), (4, 3, 5)], ids=["blas", "small-on-numpy"])

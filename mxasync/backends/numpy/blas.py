@@ -261,10 +261,11 @@ _BLOCK = 16
 def _run(g: _Gemm, beta: float = 0.0) -> None:
     """Run ``g``, cut into two blocks a thread when big (see the module's docstring): when a kernel thread
     is slow to start its block (a busy machine), the caller takes the blocks nobody has yet."""
-    parts = 1 if g.work < ONE_THREAD_WORK else 2 * _threads
-    if parts <= 1:
+    if g.work < ONE_THREAD_WORK or _threads <= 1:
         _call(g, beta)
-    elif g.count > 1:
+        return
+    parts = 2 * _threads
+    if g.count > 1:
         parallel.split(lambda lo, hi: _call(_batch_block(g, lo, hi), beta), g.count, parts=parts)
     elif g.n >= g.m:
         parallel.split(lambda lo, hi: _call(_column_block(g, lo * _BLOCK, min(g.n, hi * _BLOCK)), beta),
