@@ -10,10 +10,10 @@ with numpy's) and owns it outright:
 * its own pool stays at one thread: a big GEMM is instead cut here into two blocks of
   columns (or of the batch) per core, run by the numpy backend's kernel threads
   (:mod:`.parallel`), each block a one-thread call.  OpenBLAS's own two-thread split cost
-  15-30% more CPU for the same product (2-core Xeon, 1 thread = 1.0: 64x576x25088 1.25,
-  128x1152x6272 1.13, the shifted convolution's thin 64x64x3246 x8 batch 4.2), since its
-  threads meet at a barrier after every block of the summed axis; a block per thread shares
-  nothing.  The cut follows the configured thread count only, so the bits never depend on
+  1.1-2x the CPU time of the blocks for the same product, up to 7x on the weight gradient's
+  64x25088x576 (``benchmarks/blas_blocks.py``: ResNet-18's convolution GEMMs, 2-core Xeon):
+  its threads meet at a barrier after every block of the summed axis, and stall at each on
+  a core that is busy elsewhere; a block per thread shares nothing.  The cut follows the configured thread count only, so the bits never depend on
   the load; who runs the blocks does (the caller runs them all when no core is idle, as a
   BLAS call is as slow as its slowest thread: on 2 busy cores a 2-thread GEMM measured 6-20x
   slower than a 1-thread one).  ``MXASYNC_BLAS_THREADS=n`` caps the blocks; with 1 every
