@@ -45,6 +45,10 @@ class PlainRunner:
         """``fn(xp, *ins, out=out)`` for an elementwise ``fn``: here one call."""
         return fn(xp, *ins, out=out)
 
+    def row_blocks(self, fn: Callable, rows: int, row_elements: int) -> None:
+        """``fn(lo, hi)`` over blocks of rows of a row-wise kernel (each row computed alone): here one call."""
+        fn(0, rows)
+
     def blocked(self, xp: Any, update: Callable, *arrays, scratch: int = 0, passes: int = 4) -> None:
         """``update(*arrays, *tmps)`` with ``scratch`` temporaries shaped like the first array: one call."""
         first = arrays[0]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._runner import PLAIN
 from ._util import Array
 
 
@@ -71,8 +72,10 @@ def softmax_backward(xp: Any, out_grad: Array, out: Array, axis: int = -1, tempe
     return _scaled(dx, temperature)
 
 
-def log_softmax(xp: Any, data: Array, axis: int = -1, temperature: float | None = None, dtype: Any = None) -> Array:
-    """``x/T - logsumexp(x/T)`` along ``axis``.
+def log_softmax(xp: Any, data: Array, axis: int = -1, temperature: float | None = None, dtype: Any = None,
+                run=PLAIN) -> Array:
+    """``x/T - logsumexp(x/T)`` along ``axis``.  Over the last axis of a C-contiguous float array it runs block
+    of rows by block of rows as ``run`` cuts them (the numpy backend's cut keeps each block's passes in cache).
 
     >>> import numpy as np
     >>> np.exp(log_softmax(np, np.log(np.array([1., 3.]))))
@@ -81,25 +84,44 @@ def log_softmax(xp: Any, data: Array, axis: int = -1, temperature: float | None 
     z = _scaled(data, temperature)
     if z.size == 0:
         return z.astype(dtype or z.dtype)
-    shifted = z - z.max(axis=axis, keepdims=True)
-    lse = xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
-    if shifted.dtype == lse.dtype:  # in place: one batch-sized temporary less
-        shifted -= lse
-        out = shifted
+    rows = _rows(z, axis)
+    if rows is None:
+        shifted = z - z.max(axis=axis, keepdims=True)
+        out = shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
     else:
-        out = shifted - lse
+        out = xp.empty(z.shape, z.dtype)
+        flat = out.reshape(rows.shape)
+        run.row_blocks(lambda lo, hi: _log_softmax_rows(xp, rows[lo:hi], flat[lo:hi]), *rows.shape)
     return out if dtype is None else out.astype(dtype)
 
 
+def _rows(a: Array, axis: int) -> Array | None:
+    """``a`` as ``(rows, last axis)`` when ``axis`` is its last, it is C-contiguous and floating; else None."""
+    if a.ndim == 0 or axis % a.ndim != a.ndim - 1 or not a.flags.c_contiguous or a.dtype.kind != "f":
+        return None
+    return a.reshape(-1, a.shape[-1])
+
+
+def _log_softmax_rows(xp: Any, x: Array, out: Array) -> None:
+    xp.subtract(x, x.max(axis=1, keepdims=True), out=out)
+    out -= xp.log(xp.exp(out).sum(axis=1, keepdims=True))
+
+
 def log_softmax_backward(
-    xp: Any, out_grad: Array, out: Array, axis: int = -1, temperature: float | None = None
+    xp: Any, out_grad: Array, out: Array, axis: int = -1, temperature: float | None = None, run=PLAIN
 ) -> Array:
-    """Gradient w.r.t. ``data`` from the forward ``out``: ``(dy - exp(y) * sum(dy)) / T``."""
-    e = xp.exp(out)
-    total = out_grad.sum(axis=axis, keepdims=True)
-    if e.dtype == out_grad.dtype == total.dtype:  # in place over exp(y): no product or difference temporaries
-        e *= total
-        dx = xp.subtract(out_grad, e, out=e)
-    else:
-        dx = out_grad - e * total
+    """Gradient w.r.t. ``data`` from the forward ``out``: ``(dy - exp(y) * sum(dy)) / T`` (by blocks of rows as
+    the forward, where it can)."""
+    rows_y, rows_g = _rows(out, axis), _rows(out_grad, axis)
+    if rows_y is None or rows_g is None or out.dtype != out_grad.dtype:
+        return _scaled(out_grad - xp.exp(out) * out_grad.sum(axis=axis, keepdims=True), temperature)
+    dx = xp.empty(out_grad.shape, out_grad.dtype)
+    flat = dx.reshape(rows_g.shape)
+
+    def block(lo: int, hi: int) -> None:
+        e = xp.exp(rows_y[lo:hi])
+        e *= rows_g[lo:hi].sum(axis=1, keepdims=True)  # in place over exp(y): no product temporary
+        xp.subtract(rows_g[lo:hi], e, out=flat[lo:hi])
+
+    run.row_blocks(block, *rows_g.shape)
     return _scaled(dx, temperature)

@@ -154,10 +154,17 @@ def _lsm_shape(prop, in_shapes):
     return [in_shapes[0]]
 
 
-defop("log_softmax", param=SoftmaxParam, deps="og,out", dtype=_sm_type, shape=_lsm_shape,
-      fwd=lambda xp, p, x: smk.log_softmax(xp, x, p.axis, p.temperature, p.dtype),
-      bwd=lambda xp, p, og, ins, outs: [smk.log_softmax_backward(xp, og[0], outs[0], p.axis, p.temperature)],
+def _lsm_fwd(xp, p, x, run=PLAIN):
+    return smk.log_softmax(xp, x, p.axis, p.temperature, p.dtype, run=run)
+
+
+def _lsm_bwd(xp, p, og, ins, outs, run=PLAIN):
+    return [smk.log_softmax_backward(xp, og[0], outs[0], p.axis, p.temperature, run=run)]
+
+
+defop("log_softmax", param=SoftmaxParam, deps="og,out", dtype=_sm_type, shape=_lsm_shape, fwd=_lsm_fwd, bwd=_lsm_bwd,
       doc="Log of the softmax along ``axis``, computed stably.")
+register_numpy("log_softmax", _lsm_fwd, _lsm_bwd)  # blocks of rows in cache
 
 
 class LRNParam(OpParam):

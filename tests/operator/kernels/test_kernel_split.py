@@ -13,6 +13,7 @@ from mxasync.backends.numpy.kernels.runner import NUMPY
 from mxasync.operator.kernels import activation as _act
 from mxasync.operator.kernels import batch_norm as _bn
 from mxasync.operator.kernels import pooling as _pool
+from mxasync.operator.kernels import softmax as _softmax
 from mxasync.operator.kernels.conv import convolution as _conv
 
 # the kernels as the numpy backend's overrides run them (its runner splits them over its kernel threads)
@@ -21,6 +22,8 @@ batch_norm, batch_norm_backward = (functools.partial(f, run=NUMPY) for f in (_bn
 convolution, convolution_backward = (functools.partial(f, run=NUMPY)
                                      for f in (_conv.convolution, _conv.convolution_backward))
 pooling, pooling_backward = (functools.partial(f, run=NUMPY) for f in (_pool.pooling, _pool.pooling_backward))
+log_softmax, log_softmax_backward = (functools.partial(f, run=NUMPY)
+                                     for f in (_softmax.log_softmax, _softmax.log_softmax_backward))
 
 
 def both(monkeypatch, fn):
@@ -92,3 +95,21 @@ def test_activation_into(monkeypatch, rng, act):
     same(*both(monkeypatch, lambda: activation(np, x, act, out=np.empty_like(x))))
     y = activation(np, x, act)
     same(*both(monkeypatch, lambda: activation_backward(np, dy, y, act, into=np.empty_like(x))))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_log_softmax_by_blocks_of_rows(monkeypatch, rng, dtype):
+    """Blocks of rows (a few rows each here), split over threads or not, give the bits of the whole-array formula."""
+    from mxasync.backends.numpy.kernels import runner
+
+    x, dy = rng.standard_normal((37, 5, 90)).astype(dtype), rng.standard_normal((37, 5, 90)).astype(dtype)
+    shifted = x - x.max(axis=-1, keepdims=True)
+    want = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+    monkeypatch.setattr(runner, "ROW_BLOCK_ELEMENTS", 200)  # two rows a block
+    one, split = both(monkeypatch, lambda: log_softmax(np, x))
+    same(one, want)
+    same(one, split)
+    want_grad = dy - np.exp(want) * dy.sum(axis=-1, keepdims=True)
+    one, split = both(monkeypatch, lambda: log_softmax_backward(np, dy, want))
+    same(one, want_grad)
+    same(one, split)

@@ -33,6 +33,11 @@ __all__ = ["NumpyRunner", "NUMPY", "BLOCK_ELEMENTS"]
 #: one core: 52 ms in one block, 21 ms in these). Smaller blocks lose more to per-call overhead.
 BLOCK_ELEMENTS = 1 << 18
 
+#: Elements per block of a row-wise kernel (:meth:`NumpyRunner.row_blocks`): 256 KiB of float32, so that the
+#: block, its output and a temporary stay in the 2 MiB L2 together (log_softmax of 2048x1000 float32 on one
+#: core: 4.1 -> 3.6 ms forward, 3.8 -> 2.8 ms backward).
+ROW_BLOCK_ELEMENTS = 1 << 16
+
 _IMPORT_LOCK = hold_across_fork(threading.RLock())  # scipy.special is imported on first use, on any thread
 
 
@@ -81,6 +86,24 @@ class NumpyRunner:
             parallel.split(lambda lo, hi: fn(xp, *(a[lo:hi] for a in flat_ins), out=flat_out[lo:hi]), out.size)
             return out
         return fn(xp, *ins, out=out)
+
+    def row_blocks(self, fn: Callable, rows: int, row_elements: int) -> None:
+        """``fn(lo, hi)`` over blocks of about ``ROW_BLOCK_ELEMENTS``, so that a row-wise kernel's passes (max,
+        subtract, exp, sum, ... of a softmax) find their block in cache; ranges of blocks on the kernel threads
+        when big. Each row is computed alone, so the bits are those of one call."""
+        step = max(1, ROW_BLOCK_ELEMENTS // max(1, row_elements))
+        if step >= rows:
+            fn(0, rows)
+            return
+
+        def over(lo: int, hi: int) -> None:
+            for b in range(lo, hi, step):
+                fn(b, min(b + step, hi))
+
+        if parallel.worth_splitting(rows * row_elements):
+            parallel.split(over, rows, min_size=step)
+        else:
+            over(0, rows)
 
     def blocked(self, xp: Any, update: Callable, *arrays, scratch: int = 0, passes: int = 4) -> None:
         """:func:`.blocked.blocked`: cache-sized blocks, over the kernel threads when big."""
