@@ -51,9 +51,14 @@ def depthwise_calls(monkeypatch):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("case", DEPTHWISE, ids=_ids(DEPTHWISE))
 def test_depthwise_matches_loops(case, dtype, rng, check, depthwise_calls):
+    _matches_loops(case, dtype, rng, check, depthwise_calls, "depthwise")
+
+
+def _matches_loops(case, dtype, rng, check, calls: list, layout: str) -> None:
+    """The layout that ``calls`` counts ran on ``case`` and matches the float64 loop reference."""
     x, w, b, kw = _make(rng, case, dtype)
     out = convolution(np, x, w, b, **kw)
-    assert depthwise_calls, "the depthwise layout did not run"
+    assert calls, f"the {layout} layout did not run"
     ref = conv_reference(*(a.astype(np.float64) for a in (x, w, b)), kw["stride"], kw["dilate"], kw["pad"],
                          kw["num_group"])
     check.close(out, ref, dtype)
@@ -119,12 +124,7 @@ def banded_calls(monkeypatch):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("case", BANDED, ids=_ids(BANDED))
 def test_banded_depthwise_matches_loops(case, dtype, rng, check, banded_calls):
-    x, w, b, kw = _make(rng, case, dtype)
-    out = convolution(np, x, w, b, **kw)
-    assert banded_calls, "the banded layout did not run"
-    ref = conv_reference(*(a.astype(np.float64) for a in (x, w, b)), kw["stride"], kw["dilate"], kw["pad"],
-                         kw["num_group"])
-    check.close(out, ref, dtype)
+    _matches_loops(case, dtype, rng, check, banded_calls, "banded")
 
 
 @pytest.mark.parametrize("case", BANDED[1:3], ids=_ids(BANDED[1:3]))
