@@ -74,11 +74,16 @@ def test_pooling(monkeypatch, rng, kw):
 
 
 @pytest.mark.parametrize("training", [True, False])
-def test_batch_norm(monkeypatch, rng, training):
-    # a batch of 8: numpy sums 8 or more values of a one-channel column pairwise, a wider block row by row
-    x, dy = rng.standard_normal((8, 7, 3, 3)), rng.standard_normal((8, 7, 3, 3))
-    g, b = rng.standard_normal(7) + 2, rng.standard_normal(7)
-    mm, mv = rng.standard_normal(7), rng.random(7) + 0.5
+@pytest.mark.parametrize("shape", [
+    (8, 7, 3, 3),  # a batch of 8: numpy sums 8 or more values of a one-channel column pairwise, a wider block row by row
+    (1, 3, 91, 91),  # one image, planes over einsum's 8192-element buffer: a one-channel block is one lone row
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_batch_norm(monkeypatch, rng, training, shape, dtype):
+    x, dy = rng.standard_normal(shape).astype(dtype), rng.standard_normal(shape).astype(dtype)
+    c = shape[1]
+    g, b = rng.standard_normal(c) + 2, rng.standard_normal(c)
+    mm, mv = rng.standard_normal(c), rng.random(c) + 0.5
     fwd = both(monkeypatch, lambda: batch_norm(np, x, g, b, mm, mv, fix_gamma=False, training=training))
     same(*fwd)
     _, mean, invstd = fwd[0]
