@@ -3,7 +3,7 @@
 A kernel written against ``xp`` takes a ``run`` argument (this module's :data:`PLAIN` by
 default) for the few steps a backend may run its own way without changing the numbers'
 meaning: GEMMs, cutting a kernel into row, channel or flat ranges, passing over arrays
-block by block, a per-channel sum of products, erf, the convolution core.  :data:`PLAIN` does each as one call
+block by block, per-plane sums (of products), erf, the convolution core.  :data:`PLAIN` does each as one call
 on ``xp``, so a backend that only offers an array namespace gets every op.  A backend
 that runs them better hands its own runner to the kernels through its overrides (the
 numpy backend's, ``NUMPY`` in its ``kernels/runner.py``, is registered by
@@ -58,9 +58,10 @@ class PlainRunner:
         """The ``(b0, b1, c0, c1)`` blocks a pass over a batch x channel range is cut into: here one."""
         yield b0, b1, c0, c1
 
-    def channel_dot(self, xp: Any, a3, b3):
-        """Per-channel ``sum(a3 * b3)`` of two ``(pre, C, post)`` arrays (channel sums added as one row)."""
-        return (a3 * b3).sum(axis=2).T.copy().sum(axis=1)
+    def plane_sums(self, xp: Any, a3, b3=None):
+        """``sum(a3 * b3)`` (``sum(a3)`` without ``b3``) over the last axis of ``(pre, C, post)`` arrays: one sum per
+        plane, shape ``(pre, C)``; a plane's sum must not depend on the other planes of the call."""
+        return (a3 if b3 is None else a3 * b3).sum(axis=2)
 
     def conv_core(self):
         """The convolution core (``conv_forward``, ``conv_backward_data``, ``conv_backward_weight``,

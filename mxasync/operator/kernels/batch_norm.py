@@ -5,9 +5,17 @@ deviation* ``1/sqrt(var + eps)`` (the output MXNet names "var" holds invstd), an
 the moving statistics are not touched by the forward pass: MXNet updates them in
 the backward pass, with the biased batch variance; :func:`batch_norm_update_moving`
 does that update so the framework can place it. Statistics of float16 data are
-accumulated in float32, as MXNet's ``AccReal`` does. Channels are independent, so the
-runner may cut a big input into channel blocks (the numpy backend's runs them on its
-kernel threads).
+accumulated in float32, as MXNet's ``AccReal`` does (per plane; the planes' sums are added
+in float64). Channels are independent, so the runner may cut a big input into channel
+blocks (the numpy backend's runs them on its kernel threads); a channel's numbers do not
+depend on the cut.
+
+In training the data is centred on a rough mean (:func:`_rough_mean`) before its sums are
+taken, so a mean far from zero against the deviation costs no precision; the passes over
+the data: the forward subtracts the centre into its output, sums it and its squares per
+plane (the runner's ``plane_sums``), then scales and shifts it in place; the backward
+subtracts the mean into the data gradient, sums ``dy`` and ``(x - mean) * dy`` per plane,
+then four in-place passes. Without a fused multiply-add every further step is one more pass.
 """
 
 from __future__ import annotations
@@ -29,14 +37,31 @@ def _as3d(x: Array, axis: int) -> tuple[Array, int]:
     return x.reshape(pre, x.shape[axis], -1), axis
 
 
-def _csum(a3: Array) -> Array:
-    """Per-channel sum of a ``(pre, C, post)`` array (inner axis first: it is contiguous).
+def _rough_mean(xa: Array) -> Array:
+    """Each channel's mean over the first index before the channel axis (the first image of a batch): a centre
+    within about a standard deviation of the batch mean, so the sums of the data centred on it cancel nothing
+    (with a mean of 100 and a deviation of 0.01, sums of the raw squares would keep none of the variance).
+    Each row is summed alone (numpy's pairwise sum), so a channel's centre does not depend on the block."""
+    if xa.shape[0] == 0:
+        return xa.sum(axis=(0, 2))
+    return xa[0].sum(axis=1) / max(1, xa.shape[2])
 
-    The ``pre`` partial sums of a channel are then added as one contiguous row: the same order
-    whatever block of channels ``a3`` is (numpy sums a one-channel column of a ``(pre, 1)`` array
-    pairwise, a wider one row by row), so a kernel cut by channel gives the bits of a whole one.
-    """
-    return a3.sum(axis=2).T.copy().sum(axis=1)
+
+def _totals(xp: Any, planes: Array) -> Array:
+    """Per-channel float64 totals of ``(pre, C)`` per-plane sums, added pairwise by whole rows (the first half of
+    the rows plus the second, until one is left): elementwise adds, so a channel's total has the same bits
+    whatever block of channels ``planes`` covers, and no transposed copy (channel-last data has a plane per
+    pixel: transposing its sums cost 9 ms on 8x56x56x64)."""
+    t = planes.astype(xp.float64)
+    if t.shape[0] == 0:
+        return xp.zeros(t.shape[1], dtype=xp.float64)
+    while t.shape[0] > 1:
+        n, half = t.shape[0], t.shape[0] // 2
+        head = t[:half] + t[half:2 * half]
+        if n % 2:
+            head[0] += t[n - 1]
+        t = head
+    return t[0]
 
 
 def _acc_dtype(xp: Any, dtype: Any) -> Any:
@@ -98,23 +123,21 @@ def batch_norm(
 
 def _forward_block(xp, run, x3, gamma, beta, moving_mean, moving_var, eps, fix_gamma, stats, acc, out3, mean_out,
                    invstd_out) -> None:
-    m = x3.shape[0] * x3.shape[2]
     xa = x3.astype(acc, copy=False)
     # the centred data is computed in the output itself when no cast is needed (one pass less)
     d = out3 if out3.dtype == acc else xp.empty(x3.shape, dtype=acc)
     if stats:
-        mean = _csum(xa) / m
-        xp.subtract(xa, _col(mean), out=d)
-        var = run.channel_dot(xp, d, d) / m
+        centre, offset, var = _centred_statistics(xp, run, xa, d)
+        invstd = 1.0 / xp.sqrt(var + eps)
+        scale = invstd if fix_gamma else gamma.astype(xp.float64) * invstd
+        # d holds x - centre: out = d * scale + (beta - (mean - centre) * scale), two passes
+        d *= _col(scale.astype(acc))
+        d += _col((beta - offset * scale).astype(acc))
+        mean = centre + offset
     else:
         mean = moving_mean.astype(acc)
-        var = moving_var.astype(acc)
-    invstd = 1.0 / xp.sqrt(var + eps)
-    scale = invstd if fix_gamma else gamma.astype(acc) * invstd
-    if stats:
-        d *= _col(scale)
-        d += _col(beta.astype(acc))
-    else:
+        invstd = 1.0 / xp.sqrt(moving_var.astype(acc) + eps)
+        scale = invstd if fix_gamma else gamma.astype(acc) * invstd
         # with the statistics given, one scale and one shift per channel: two passes over the data, not three
         # (MobileNet-1.0's inference, 27 such layers: 125 -> 80 ms)
         xp.multiply(xa, _col(scale), out=d)
@@ -123,6 +146,21 @@ def _forward_block(xp, run, x3, gamma, beta, moving_mean, moving_var, eps, fix_g
         out3[...] = d
     mean_out[...] = mean
     invstd_out[...] = invstd
+
+
+def _centred_statistics(xp, run, xa, d) -> tuple[Array, Array, Array]:
+    """``(centre, mean - centre, biased variance)`` of each channel of ``xa``, leaving ``xa - centre`` in ``d``.
+
+    The centre is :func:`_rough_mean`; the sums of the centred data (float32 per plane for float32 data,
+    float64 across planes) then lose nothing to cancellation, and the mean comes out as the centre plus a
+    small offset, so its rounding does not shift the normalised data.
+    """
+    m = xa.shape[0] * xa.shape[2]
+    centre = _rough_mean(xa)
+    xp.subtract(xa, _col(centre), out=d)
+    offset = _totals(xp, run.plane_sums(xp, d)) / m
+    var = _totals(xp, run.plane_sums(xp, d, d)) / m - offset * offset
+    return centre, offset, xp.maximum(var, 0.0)  # a constant channel may round to a tiny negative
 
 
 def batch_norm_backward(
@@ -170,18 +208,18 @@ def _backward_block(xp, run, dy3, x3, gamma, mean, invstd, fix_gamma, stats, acc
     dy = dy3.astype(acc, copy=False)
     d = dx3 if dx3.dtype == acc else xp.empty(x3.shape, dtype=acc)
     xp.subtract(x3.astype(acc, copy=False), _col(mean), out=d)
-    dbeta = _csum(dy)
-    dgamma = run.channel_dot(xp, d, dy) * invstd  # sum(dy * xhat)
-    g = xp.ones_like(invstd) if fix_gamma else gamma.astype(acc)
-    a = g * invstd
+    invstd = invstd.astype(xp.float64)
+    dbeta = _totals(xp, run.plane_sums(xp, dy))
+    dgamma = _totals(xp, run.plane_sums(xp, d, dy)) * invstd  # sum(dy * xhat)
+    a = invstd if fix_gamma else gamma.astype(xp.float64) * invstd
     if stats:
         # dx = g*invstd * (dy - mean(dy) - xhat * mean(dy * xhat)), in place over the centred data
-        d *= _col(-invstd * dgamma / m)
+        d *= _col((-invstd * dgamma / m).astype(acc))
         d += dy
-        d -= _col(dbeta / m)
-        d *= _col(a)
+        d -= _col((dbeta / m).astype(acc))
+        d *= _col(a.astype(acc))
     else:
-        xp.multiply(dy, _col(a), out=d)
+        xp.multiply(dy, _col(a.astype(acc)), out=d)
     if d is not dx3:
         dx3[...] = d
     dgamma_out[...] = dgamma

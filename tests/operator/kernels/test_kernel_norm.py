@@ -94,6 +94,24 @@ def test_batch_norm_float16_accumulates_in_float32(rng, check):
     np.testing.assert_allclose(out.astype(np.float64), ref, rtol=1e-2, atol=1e-2)
 
 
+@pytest.mark.parametrize("runner", ["plain", "numpy"])
+def test_batch_norm_float32_mean_far_from_zero(rng, runner):
+    """Data whose mean is 10^4 deviations from zero: the normalised output keeps float32's precision (the mean
+    rounded to float32 is 0.04 deviations off; centring on it shifted every output by that much)."""
+    from mxasync.backends.numpy.kernels.runner import NUMPY
+    from mxasync.operator.kernels._runner import PLAIN
+
+    run = {"plain": PLAIN, "numpy": NUMPY}[runner]
+    x = (100 + 0.01 * rng.standard_normal((4, 3, 20, 20))).astype(np.float32)
+    gamma, beta = np.array([0.5, 1.0, 2.0], np.float32), np.array([0.0, -1.0, 3.0], np.float32)
+    mm, mv = np.zeros(3, np.float32), np.ones(3, np.float32)
+    out, mean, invstd = batch_norm(np, x, gamma, beta, mm, mv, eps=1e-8, fix_gamma=False, run=run)
+    ref_out, ref_mean, ref_invstd = bn_reference(x.astype(np.float64), gamma, beta, mm, mv, 1, 1e-8, False)
+    np.testing.assert_allclose(out, ref_out, rtol=0, atol=1e-5)  # before: 6e-4
+    np.testing.assert_allclose(mean, ref_mean, rtol=1e-7, atol=0)  # the float32 rounding of the mean
+    np.testing.assert_allclose(invstd, ref_invstd, rtol=1e-5, atol=0)
+
+
 def test_moving_average_update(rng, check):
     x, gamma, beta, mm, mv = _bn_inputs(rng, (5, 3, 4), 1)
     _, mean, invstd = batch_norm(np, x, gamma, beta, mm, mv, eps=1e-3)

@@ -77,16 +77,22 @@ def test_pooling(monkeypatch, rng, kw):
 
 
 @pytest.mark.parametrize("training", [True, False])
-def test_batch_norm(monkeypatch, rng, training):
-    # a batch of 8: numpy sums 8 or more values of a one-channel column pairwise, a wider block row by row
-    x, dy = rng.standard_normal((8, 7, 3, 3)), rng.standard_normal((8, 7, 3, 3))
-    g, b = rng.standard_normal(7) + 2, rng.standard_normal(7)
-    mm, mv = rng.standard_normal(7), rng.random(7) + 0.5
-    fwd = both(monkeypatch, lambda: batch_norm(np, x, g, b, mm, mv, fix_gamma=False, training=training))
+@pytest.mark.parametrize("shape,axis", [
+    ((8, 7, 3, 3), 1),  # a batch of 8: numpy sums 8 or more values of a one-channel column pairwise, a wider block row by row
+    ((1, 3, 91, 91), 1),  # one image, planes over einsum's 8192-element buffer: a one-channel block is one lone row
+    ((4, 6, 5, 3), -1),  # channel-last: a plane per pixel, 120 of them per channel
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_batch_norm(monkeypatch, rng, training, shape, axis, dtype):
+    x, dy = rng.standard_normal(shape).astype(dtype), rng.standard_normal(shape).astype(dtype)
+    c = shape[axis]
+    g, b = rng.standard_normal(c) + 2, rng.standard_normal(c)
+    mm, mv = rng.standard_normal(c), rng.random(c) + 0.5
+    fwd = both(monkeypatch, lambda: batch_norm(np, x, g, b, mm, mv, fix_gamma=False, training=training, axis=axis))
     same(*fwd)
     _, mean, invstd = fwd[0]
     same(*both(monkeypatch, lambda: batch_norm_backward(np, dy, x, g, mean, invstd, fix_gamma=False,
-                                                         training=training)))
+                                                         training=training, axis=axis)))
 
 
 @pytest.mark.parametrize("act", ["relu", "sigmoid", "tanh"])

@@ -126,10 +126,20 @@ class NumpyRunner:
                 for c in range(c0, c1, step):
                     yield b, b + 1, c, min(c + step, c1)
 
-    def channel_dot(self, xp: Any, a3, b3):
-        """Per-channel ``sum(a3 * b3)`` without the product as a temporary: einsum's sum-of-products loop
-        (3.7x faster than summing the product on 8x64x112x112 float32)."""
-        return numpy.einsum("ijk,ijk->j", a3, b3)
+    def plane_sums(self, xp: Any, a3, b3=None):
+        """Per-plane ``sum(a3 * b3)`` (``sum(a3)``) of ``(pre, C, post)`` arrays, shape ``(pre, C)``: einsum's
+        sum-of-products loop, no product temporary (8x64x112x112 float32: 0.86 ms for the sums against 1.48 for
+        numpy's pairwise sum, 1.1 ms for the squares against 3.7x that for summing the product).
+
+        einsum sums each of several planes in one run of its loop, but a lone plane (the whole array one row)
+        in pieces of its 8192-element buffer, in another order: a lone plane is given as two rows (the same row
+        twice, stride 0) so that its sum has the bits it has among others, wherever the kernel was cut."""
+        ops = (a3,) if b3 is None else (a3, b3)
+        pre, c, post = a3.shape
+        if pre * c == 1:
+            rows = [numpy.broadcast_to(a.reshape(1, post), (2, post)) for a in ops]
+            return numpy.einsum(",".join(["ij"] * len(ops)) + "->i", *rows)[:1].reshape(1, 1)
+        return numpy.einsum(",".join(["ijk"] * len(ops)) + "->ij", *ops)
 
     def conv_core(self):
         """The convolution core: the layouts of :mod:`.conv` (loaded on first use)."""
