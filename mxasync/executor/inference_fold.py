@@ -20,7 +20,7 @@ parameters, and outside float32/float64 dense NCHW-like layouts.
 >>> import mxasync as mx
 >>> x = mx.sym.var('data')
 >>> y = mx.sym.Activation(mx.sym.BatchNorm(mx.sym.Convolution(x, kernel=(1, 1), num_filter=2, name='c'),
-...                                       name='bn'), act_type='relu')
+...                                       name='bn'), act_type='relu', name='r')
 >>> ex = y.simple_bind(mx.cpu(), data=(1, 3, 2, 2), grad_req='null')
 >>> [f.names for f in ex._folds]
 [('c', 'bn', 'activation0')]
