@@ -23,7 +23,7 @@ parameters, and outside float32/float64 dense NCHW-like layouts.
 ...                                       name='bn'), act_type='relu', name='r')
 >>> ex = y.simple_bind(mx.cpu(), data=(1, 3, 2, 2), grad_req='null')
 >>> [f.names for f in ex._folds]
-[('c', 'bn', 'activation0')]
+[('c', 'bn', 'r')]
 """
 
 from __future__ import annotations
