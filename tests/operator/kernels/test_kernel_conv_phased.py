@@ -11,11 +11,14 @@ from mxasync.backends.numpy.kernels.conv import _batch_inner as _conv_batch_inne
 from mxasync.backends.numpy.kernels.conv import _phased as _conv_phased
 from mxasync.backends.numpy.kernels.runner import NUMPY
 from mxasync.operator.kernels.conv import convolution as _conv
+from mxasync.operator.kernels.conv import deconvolution as _deconv
 
 from .test_kernel_conv import _make
+from .test_kernel_deconv import deconv_reference
 
 convolution = functools.partial(_conv.convolution, run=NUMPY)
 convolution_backward = functools.partial(_conv.convolution_backward, run=NUMPY)
+deconvolution = functools.partial(_deconv.deconvolution, run=NUMPY)
 
 # (data shape, num_filter, kernel, stride, dilate, pad, num_group): strided, undilated, kernel >= stride
 CASES = [
@@ -71,6 +74,18 @@ def test_data_gradient_matches_numerical(case, rng, check, forced):
     dx = convolution_backward(np, head, x, w, need_weight_grad=False, **kw)[0]
     assert forced
     check.grad(lambda v: convolution(np, v, w, b, **kw), x, head, dx, "data")
+
+
+@pytest.mark.parametrize("adj", [(0, 0), (1, 1)])
+def test_deconvolution_forward_matches_the_scatter_loop(adj, rng, check, forced):
+    """A strided deconvolution's forward is a convolution's data gradient: by phases too (4x4/2, the usual
+    upsampling, with and without ``adj``)."""
+    x = rng.standard_normal((2, 3, 4, 5))
+    w = rng.standard_normal((3, 2, 4, 4))
+    kw = dict(kernel=(4, 4), stride=(2, 2), dilate=(1, 1), pad=(1, 1), adj=adj, num_filter=2, no_bias=True)
+    out = deconvolution(np, x, w, None, **kw)
+    assert forced
+    check.close(out, deconv_reference(x, w, None, (2, 2), (1, 1), (1, 1), adj, 1), np.float64)
 
 
 def test_chosen_by_itself_for_wide_strided_layers(rng, check, monkeypatch):
