@@ -88,9 +88,9 @@ def _batch_inner(n: int, c: int, osp: Shape, kernel: Shape, stride: Shape, items
 
     On unit-stride planes above 16x16 with enough channels a forward (and a data gradient, the flipped
     correlation) runs faster over shifted views, while the weight gradient's one GEMM still wins, its
-    columns rebuilt included (ResNet-18's 128x28x28 layers, batch 8, one thread: forward 22.7 -> 17.6 ms,
-    data gradient 24.8 -> 17.4, weight gradient 17 -> 21.5; on 16x16 and below the layouts tie or the
-    batch-inner one wins).
+    columns rebuilt included (ResNet-18's 128x28x28 layers, batch 8, one thread, ``benchmarks/
+    resnet_conv_layers.py``: forward 21.4 -> 16.7 ms, data gradient 22.0 -> 16.5, weight gradient
+    15.9 -> 20.1 for the rebuild; on 16x16 and below the layouts tie or the batch-inner one wins).
     """
     ck = c * prod(kernel)
     if not batch_inner.pays(ck, osp, stride, n * ck * prod(osp) * itemsize):
