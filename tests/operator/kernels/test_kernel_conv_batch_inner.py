@@ -118,3 +118,30 @@ def test_columns_kept_in_the_other_layout_are_recomputed(rng, check, monkeypatch
     assert store.stats()["kept"] == 1
     monkeypatch.setattr(_conv_batch_inner, "pays", lambda *a: True)
     check.close(convolution_backward(np, head, x, w, **kw)[1], expected)
+
+
+def test_unit_stride_planes_above_16x16_split_the_layouts(rng, check, monkeypatch):
+    """On a 20x20 unit-stride plane the forward and the data gradient run over shifted views, the weight
+    gradient batch-inner (its columns rebuilt in a buffer of the store, given back after): the numbers of
+    the per-sample layout."""
+    from mxasync.backends.numpy.kernels.conv import _shifted as _conv_shifted
+
+    store = _colstore.ColumnStore(budget=1 << 24)
+    monkeypatch.setattr(_conv_core, "COLUMNS", store)
+    x = rng.standard_normal((4, 16, 20, 20))
+    w = rng.standard_normal((16, 16, 3, 3))
+    kw = dict(kernel=(3, 3), pad=(1, 1), num_filter=16, no_bias=True)
+    head = rng.standard_normal((4, 16, 20, 20))
+    calls = []
+    for module, name in ((_conv_shifted, "forward"), (_conv_batch_inner, "weight_grad"),
+                         (_conv_batch_inner, "data_grad"), (_conv_batch_inner, "forward")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, real=real, name=name: calls.append(name) or real(*a))
+    got = convolution(np, x, w, None, keep=True, **kw), *convolution_backward(np, head, x, w, **kw)[:2]
+    assert calls == ["forward", "forward", "weight_grad"]  # the forward, the flipped correlation, the weights
+    assert store.stats()["kept"] == 0 and store.stats()["spare"] == 1
+    monkeypatch.setattr(_conv_batch_inner, "pays", lambda *a: False)
+    monkeypatch.setattr(_conv_shifted, "MIN_CHANNELS", 10**9)
+    per_sample = convolution(np, x, w, None, **kw), *convolution_backward(np, head, x, w, **kw)[:2]
+    for a, e in zip(got, per_sample, strict=True):
+        check.close(a, e, np.float64)

@@ -51,6 +51,8 @@ def same(a, b):
     ((2, 4, 9, 9), dict(kernel=(3, 3), stride=(2, 2), num_filter=6, num_group=2)),
     ((6, 8, 6, 6), dict(kernel=(3, 3), pad=(1, 1), num_filter=5)),  # small planes: the batch-inner layout
     ((6, 8, 9, 9), dict(kernel=(3, 3), stride=(2, 2), num_filter=4, num_group=2)),  # ... strided, grouped
+    ((2, 16, 36, 34), dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), num_filter=16)),  # data gradient by phases
+    ((2, 16, 20, 20), dict(kernel=(3, 3), pad=(1, 1), num_filter=16)),  # shifted forward, batch-inner weights
 ])
 def test_convolution(monkeypatch, rng, shape, kw):
     x = rng.standard_normal(shape)

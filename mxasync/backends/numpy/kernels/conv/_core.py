@@ -12,6 +12,8 @@ call picks a layout by the layer's shape:
 * :mod:`._batch_inner` for small output planes: the batch innermost, one GEMM per batch;
 * :mod:`._shifted` for other unit-stride layers with enough channels: no im2col, one GEMM
   per kernel offset over shifted views of the input;
+* :mod:`._phased` for the data gradient of other strided layers: one unit-stride correlation
+  per stride phase over shifted views of ``dy``, no col2im;
 * the per-sample layout here for the rest: one broadcasting matmul
   ``(G, Fg, CgK) @ (b, G, CgK, P)`` over a chunk of samples whose column buffer stays near the
   L3 cache (faster than one huge im2col, and far less memory).  A training forward instead
@@ -36,6 +38,7 @@ from ..runner import NUMPY
 from . import _banded as banded
 from . import _batch_inner as batch_inner
 from . import _depthwise as depthwise
+from . import _phased as phased
 from . import _shifted as shifted
 from ._colstore import COLUMNS
 from ._columns import Array, Shape, col2im, conv_out_size, im2col_into, out_view, pad_spatial, prod
@@ -74,15 +77,30 @@ def col_geometry(x: Array, kernel: Shape, stride: Shape, dilate: Shape, pad: Sha
     return (tuple(x.shape), str(x.dtype), kernel, stride, dilate, pad)
 
 
-def _batch_inner(n: int, c: int, osp: Shape, kernel: Shape, stride: Shape, itemsize: int) -> bool:
-    """Whether this geometry runs in :mod:`._batch_inner`'s one-GEMM layout."""
+# Unit-stride output planes above this (16x16) run the forward and the data gradient over shifted views
+# even where the weight gradient keeps the batch-inner layout (see _batch_inner).
+SHIFTED_MIN_PLANE = 16 * 16
+
+
+def _batch_inner(n: int, c: int, osp: Shape, kernel: Shape, stride: Shape, itemsize: int, groups: int = 1,
+                 weight: bool = False) -> bool:
+    """Whether this geometry runs in :mod:`._batch_inner`'s one-GEMM layout (``weight``: for the weight gradient).
+
+    On unit-stride planes above 16x16 with enough channels a forward (and a data gradient, the flipped
+    correlation) runs faster over shifted views, while the weight gradient's one GEMM still wins, its
+    columns rebuilt included (ResNet-18's 128x28x28 layers, batch 8, one thread, ``benchmarks/
+    resnet_conv_layers.py``: forward 21.4 -> 16.7 ms, data gradient 22.0 -> 16.5, weight gradient
+    15.9 -> 20.1 for the rebuild; on 16x16 and below the layouts tie or the batch-inner one wins).
+    """
     ck = c * prod(kernel)
-    return batch_inner.pays(ck, osp, stride, n * ck * prod(osp) * itemsize)
+    if not batch_inner.pays(ck, osp, stride, n * ck * prod(osp) * itemsize):
+        return False
+    return weight or prod(osp) <= SHIFTED_MIN_PLANE or not shifted.pays(c // groups, stride)
 
 
 def grad_layout(xp: Any, dy: Array, x_shape: Sequence[int], kernel: Shape, stride: Shape) -> Array | None:
     """``dy`` rearranged once for both backward GEMMs when the batch-inner layout is used, else None."""
-    if _batch_inner(dy.shape[0], x_shape[1], dy.shape[2:], kernel, stride, dy.itemsize):
+    if _batch_inner(dy.shape[0], x_shape[1], dy.shape[2:], kernel, stride, dy.itemsize, weight=True):
         return batch_inner.grad_batch_inner(dy)
     return None
 
@@ -107,7 +125,7 @@ def conv_forward(xp: Any, x: Array, w_g: Array, kernel: Shape, stride: Shape, di
     result = into if into is not None else out.reshape((n, g * fg) + osp)
     if n and p and _columnless(x, w_g, kernel, stride, dilate, pad, osp, out, bias, relu):
         return result
-    if _batch_inner(n, c, osp, kernel, stride, x.itemsize):
+    if _batch_inner(n, c, osp, kernel, stride, x.itemsize, g):
         _forward_batch_inner(x, w_g, kernel, stride, dilate, pad, osp, out, keep, bias, relu)
         return result
     if n and p and shifted.pays(c // g, stride):
@@ -235,30 +253,43 @@ def conv_backward_data(
 
     With unit stride, and when ``dy`` has no more elements than ``x``, it is instead
     a correlation of ``dy`` with the flipped kernel: that copies (im2col) where
-    col2im would accumulate, ~15% faster on numpy for same-size layers.
+    col2im would accumulate, ~15% faster on numpy for same-size layers.  Strided layers
+    with enough channels run by stride phases (:mod:`._phased`), unless batch-inner.
     """
     n = dy.shape[0]
     g, fg, ckg = w_g.shape
     c = g * ckg // prod(kernel)
-    if _batch_inner(n, c, dy.shape[2:], kernel, stride, dy.itemsize):
-        dx = out_view(into, (n, c) + tuple(in_spatial), dy.dtype)
-        if dx is None:
-            into, dx = None, numpy.empty((n, c) + tuple(in_spatial), dtype=dy.dtype)
-        dyt = batch_inner.grad_batch_inner(dy) if dyt is None else dyt
-        batch_inner.data_grad(dyt, w_g, tuple(in_spatial), kernel, stride, dilate, pad, tuple(dy.shape[2:]), dx)
-        return into if into is not None else dx
+    in_spatial = tuple(in_spatial)
     flipped_pad = tuple(d * (k - 1) - p for k, d, p in zip(kernel, dilate, pad, strict=True))
-    smaller = prod(dy.shape[1:]) <= g * ckg // prod(kernel) * prod(in_spatial)
-    if smaller and all(s == 1 for s in stride) and min(flipped_pad) >= 0:
+    smaller = prod(dy.shape[1:]) <= c * prod(in_spatial)
+    flipped = smaller and all(s == 1 for s in stride) and min(flipped_pad) >= 0
+    # the flipped correlation is a forward: the forward's rule; else the batch-inner layout's whole reach
+    if _batch_inner(n, c, dy.shape[2:], kernel, stride, dy.itemsize, g, weight=not flipped):
+        dx, into = _grad_out(into, (n, c) + in_spatial, dy.dtype)
+        dyt = batch_inner.grad_batch_inner(dy) if dyt is None else dyt
+        batch_inner.data_grad(dyt, w_g, in_spatial, kernel, stride, dilate, pad, tuple(dy.shape[2:]), dx)
+        return into if into is not None else dx
+    if flipped:
         cg = ckg // prod(kernel)
         w_k = w_g.reshape((g, fg, cg) + kernel)[(Ellipsis,) + (slice(None, None, -1),) * len(kernel)]
         w_flip = numpy.ascontiguousarray(w_k.swapaxes(1, 2)).reshape(g, cg, fg * prod(kernel))
         return conv_forward(xp, dy, w_flip, kernel, stride, dilate, flipped_pad, into=into)
+    dx, into = _grad_out(into, (n, c) + in_spatial, dy.dtype)
+    if dy.size and phased.pays(c // g, fg, kernel, stride, dilate):
+        phased.data_grad(dy, w_g, in_spatial, kernel, stride, pad, dx)
+    else:
+        _data_grad_columns(dy, w_g, in_spatial, kernel, stride, dilate, pad, dx)
+    return into if into is not None else dx
+
+
+def _data_grad_columns(dy: Array, w_g: Array, in_spatial: Shape, kernel: Shape, stride: Shape, dilate: Shape,
+                       pad: Shape, dx: Array) -> None:
+    """The per-sample data gradient: ``w_g^T @ dy`` as columns, chunk by chunk, summed back by col2im."""
+    n = dy.shape[0]
+    g, fg, ckg = w_g.shape
+    c = dx.shape[1]
     osp = dy.shape[2:]
     p = prod(osp)
-    dx = out_view(into, (n, c) + tuple(in_spatial), dy.dtype)
-    if dx is None:
-        into, dx = None, numpy.empty((n, c) + tuple(in_spatial), dtype=dy.dtype)
     w_t = w_g.transpose(0, 2, 1)  # a transposed operand: BLAS reads it as it is
     for lo, hi in batch_chunks(n, g * ckg * p * dy.itemsize):
         dcols = matmul(numpy, w_t, dy[lo:hi].reshape(hi - lo, g, fg, p))
@@ -269,7 +300,15 @@ def conv_backward_data(
             target[b0:b1, c0:c1] = col2im(dcols[b0:b1, c0:c1], in_spatial, kernel, stride, dilate, pad)
 
         split_rows(back, hi - lo, c, dcols.size)
-    return into if into is not None else dx
+
+
+def _grad_out(into: Array | None, shape: Shape, dtype: Any) -> tuple[Array, Array | None]:
+    """``(dx, into)``: a gradient's array, ``into`` seen in ``shape`` when a kernel may write it directly
+    (``into`` is then returned as is), else a fresh one (and ``into`` None)."""
+    dx = out_view(into, shape, dtype)
+    if dx is None:
+        return numpy.empty(shape, dtype=dtype), None
+    return dx, into
 
 
 def conv_backward_weight(
@@ -296,21 +335,25 @@ def conv_backward_weight(
     if dw is None:
         into, dw = None, numpy.empty((groups, f // groups, ckg), dtype=x.dtype)
     n, osp = x.shape[0], tuple(dy.shape[2:])
-    inner = _batch_inner(n, c, osp, kernel, stride, x.itemsize)
+    inner = _batch_inner(n, c, osp, kernel, stride, x.itemsize, weight=True)
     layout = (c,) + kernel + osp + (n,) if inner else (n, c) + kernel + osp
     cols = kept if kept is not None and kept.shape == layout else None  # else kept in another layout: recompute
+    scratch = None
     try:
         if inner:
             if cols is None:
-                cols = numpy.empty(layout, x.dtype)
+                # a spare buffer of the store where it has room: a fresh one page-faults on every touch
+                scratch = COLUMNS.take(layout, x.dtype)
+                cols = scratch if scratch is not None else numpy.empty(layout, x.dtype)
                 batch_inner.columns(batch_inner.to_batch_inner(x, pad), kernel, stride, dilate, osp, cols)
             dyt = batch_inner.grad_batch_inner(dy) if dyt is None else dyt
             batch_inner.weight_grad(dyt, cols, groups, dw)
         else:
             _weight_sum(x, dy, groups, kernel, stride, dilate, pad, cols, dw)
     finally:
-        if kept is not None:
-            COLUMNS.give_back(kept)
+        for buf in (kept, scratch):
+            if buf is not None:
+                COLUMNS.give_back(buf)
     return into if into is not None else dw
 
 
