@@ -9,7 +9,21 @@ is imported here either way, so a new module needs no line in this file."""
 import importlib
 import pkgutil
 
-from . import contrib, custom, image, linalg, loss, nn, numpy, optimizer, quantization, random, simple_op, sparse, tensor  # noqa: F401
+from . import (  # noqa: F401
+    contrib,
+    custom,
+    image,
+    linalg,
+    loss,
+    nn,
+    numpy,
+    optimizer,
+    quantization,
+    random,
+    simple_op,
+    sparse,
+    tensor,
+)
 
 for _family in (contrib, image, linalg, loss, nn, numpy, optimizer, quantization, random, sparse, tensor):
     for _module in pkgutil.walk_packages(_family.__path__, _family.__name__ + "."):
