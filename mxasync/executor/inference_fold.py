@@ -35,6 +35,7 @@ import numpy as np
 
 from ..ndarray.ndarray import zeros
 from ..operator.base import WRITE_INPLACE, WRITE_TO
+from ..operator.kernels.batch_norm import fold_into_conv
 from ..operator.registry import get_op
 from ..operator.step import ForwardPlan, Launch
 from ..symbol._node import op_params
@@ -178,7 +179,7 @@ def _conv_relu_subgraph(conv_attrs: dict) -> str:
 
 
 def _fold_launch(xp, name: str, sources: list, w_fold, b_fold, eps: float, fix_gamma: bool) -> Launch:
-    """The push writing ``w * s`` and ``s * (bias - mean) + beta`` into ``w_fold`` / ``b_fold``; it reads
+    """The push writing the folded weight and bias (:func:`fold_into_conv`) into ``w_fold`` / ``b_fold``; it reads
     the sources' var versions when it runs (no write to them can be in flight then) and skips the
     arithmetic while they are those it last folded."""
     src_vars = [a._chunk.var for a in sources]
@@ -191,13 +192,8 @@ def _fold_launch(xp, name: str, sources: list, w_fold, b_fold, eps: float, fix_g
         if versions == last[0]:
             return
         w, gamma, beta, mean, var = raw[:5]
-        scale = 1.0 / xp.sqrt(var + w.dtype.type(eps))
-        if not fix_gamma:
-            scale *= gamma
-        xp.multiply(w, scale.reshape((-1,) + (1,) * (w.ndim - 1)), out=wf)
-        shift = raw[5] - mean if len(raw) > 5 else -mean
-        xp.multiply(shift, scale, out=bf)
-        xp.add(bf, beta, out=bf)
+        fold_into_conv(xp, w, raw[5] if len(raw) > 5 else None, gamma, beta, mean, var, eps, fix_gamma,
+                       out_weight=wf, out_bias=bf)
         last[0] = versions
 
     reads = list(dict.fromkeys(src_vars))

@@ -242,3 +242,25 @@ def batch_norm_update_moving(
     moving_mean += ((1 - momentum) * mean).astype(moving_mean.dtype)
     moving_var *= momentum
     moving_var += ((1 - momentum) * var).astype(moving_var.dtype)
+
+
+def fold_into_conv(xp: Any, weight: Array, bias: Array | None, gamma: Array, beta: Array, mean: Array, var: Array,
+                   eps: float, fix_gamma: bool, out_weight: Array | None = None,
+                   out_bias: Array | None = None) -> tuple[Array, Array]:
+    """A convolution's weight and bias with an inference BatchNorm after it folded in, as MXNet's
+    ``UpdateConvWeightBias``: ``alpha = gamma / sqrt(var + eps)`` (in float64, then the weight's dtype),
+    ``weight * alpha`` per filter and ``beta + alpha * (bias - mean)``; into ``out_weight`` / ``out_bias``
+    when given.
+
+    >>> import numpy as np
+    >>> w, b = fold_into_conv(np, np.ones((2, 1)), None, np.array([2., 1.]), np.zeros(2), np.array([1., 0.]),
+    ...                       np.array([3., 0.]), 1.0, fix_gamma=False)
+    >>> w.ravel().tolist(), b.tolist()
+    ([1.0, 1.0], [-1.0, 0.0])
+    """
+    g = xp.ones_like(gamma) if fix_gamma else gamma
+    alpha = (g.astype(numpy.float64) / xp.sqrt(var.astype(numpy.float64) + eps)).astype(weight.dtype)
+    new_weight = xp.multiply(weight, alpha.reshape((-1,) + (1,) * (weight.ndim - 1)), out=out_weight)
+    new_bias = xp.multiply(alpha, (bias if bias is not None else 0) - mean, out=out_bias)
+    new_bias += beta
+    return new_weight, new_bias

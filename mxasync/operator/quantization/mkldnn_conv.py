@@ -25,6 +25,7 @@ import numpy as np
 from pydantic import model_validator
 
 from ..functional import FunctionalProperty, defop
+from ..kernels import batch_norm as bnk
 from ..kernels._runner import PLAIN
 from ..kernels.conv import convolution as convk
 from ..numpy_overrides import register_numpy
@@ -147,12 +148,7 @@ class _SgConvProperty(FunctionalProperty):
 
 def fold_batch_norm(weight, bias, x, bn):
     """Conv weight and bias with an inference BatchNorm folded in (MXNet's ``UpdateConvWeightBias``)."""
-    gamma = np.ones_like(x["gamma"]) if bn.fix_gamma else x["gamma"]
-    alpha = (gamma.astype(np.float64) / np.sqrt(x["var"].astype(np.float64) + bn.eps)).astype(F32)
-    shape = (-1,) + (1,) * (weight.ndim - 1)
-    new_w = (weight * alpha.reshape(shape)).astype(F32)
-    new_b = (x["beta"] + alpha * ((bias if bias is not None else 0) - x["mean"])).astype(F32)
-    return new_w, new_b
+    return bnk.fold_into_conv(np, weight, bias, x["gamma"], x["beta"], x["mean"], x["var"], bn.eps, bn.fix_gamma)
 
 
 def _float_forward(p, x, run, out=None):
