@@ -52,3 +52,17 @@ def check() -> Checker:
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(1234)
+
+
+@pytest.fixture
+def spy(monkeypatch):
+    """``spy(module, name)``: ``module.name`` still runs, and the returned list gets an entry per call
+    (how a test checks that the layout it forced really ran)."""
+
+    def install(module, name: str) -> list:
+        calls: list = []
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, **k: (calls.append(1), real(*a, **k))[1])
+        return calls
+
+    return install

@@ -68,15 +68,13 @@ def test_backward_matches_numerical(case, rng, check, forced):
     check.grad(lambda v: convolution(np, x, v, b, **kw), w, head, dw, "weight")
 
 
-def test_chosen_by_itself_and_agrees_with_per_sample(rng, check, monkeypatch):
+def test_chosen_by_itself_and_agrees_with_per_sample(rng, check, monkeypatch, spy):
     """A LeNet-like geometry takes the path on its own; the per-sample layout gives the same numbers."""
     x = rng.standard_normal((32, 8, 6, 6)).astype(np.float32)
     w = rng.standard_normal((5, 8, 3, 3)).astype(np.float32)
     kw = dict(kernel=(3, 3), num_filter=5)
     head = rng.standard_normal((32, 5, 4, 4)).astype(np.float32)
-    calls = []
-    real = _conv_batch_inner.data_grad
-    monkeypatch.setattr(_conv_batch_inner, "data_grad", lambda *a: calls.append(1) or real(*a))
+    calls = spy(_conv_batch_inner, "data_grad")
     inner = convolution(np, x, w, None, **kw), *convolution_backward(np, head, x, w, no_bias=True, **kw)[:2]
     assert calls
     monkeypatch.setattr(_conv_batch_inner, "pays", lambda *a: False)

@@ -37,15 +37,12 @@ def _ids(cases):
 
 
 @pytest.fixture
-def depthwise_calls(monkeypatch):
+def depthwise_calls(monkeypatch, spy):
     """Every depthwise layer through the padded-grid layout, however small its planes."""
-    calls = []
-    real = _depthwise.forward
     monkeypatch.setattr(_banded, "MAX_PADDED_WIDTH", 0)
     monkeypatch.setattr(_depthwise, "MIN_PLANE", 1)
     monkeypatch.setattr(_depthwise, "BLOCK_BYTES", 64)  # several channel blocks per sample
-    monkeypatch.setattr(_depthwise, "forward", lambda *a: (calls.append(1), real(*a))[1])
-    return calls
+    return spy(_depthwise, "forward")
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -112,13 +109,10 @@ BANDED = [
 
 
 @pytest.fixture
-def banded_calls(monkeypatch):
+def banded_calls(monkeypatch, spy):
     """Every 2-D depthwise layer through the banded-GEMM layout, however narrow its planes."""
-    calls = []
-    real = _banded.forward
     monkeypatch.setattr(_banded, "MIN_PADDED_WIDTH", 1)
-    monkeypatch.setattr(_banded, "forward", lambda *a: (calls.append(1), real(*a))[1])
-    return calls
+    return spy(_banded, "forward")
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

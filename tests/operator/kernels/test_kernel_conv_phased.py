@@ -34,14 +34,11 @@ IDS = [f"{len(c[2])}d-k{c[2]}-s{c[3]}-p{c[5]}-g{c[6]}" for c in CASES]
 
 
 @pytest.fixture
-def forced(monkeypatch):
+def forced(monkeypatch, spy):
     """Every strided data gradient through the phases, however few its channels and small its planes."""
-    calls = []
-    real = _conv_phased.data_grad
     monkeypatch.setattr(_conv_phased, "MIN_CHANNELS", 1)
     monkeypatch.setattr(_conv_batch_inner, "pays", lambda *a: False)
-    monkeypatch.setattr(_conv_phased, "data_grad", lambda *a: (calls.append(1), real(*a))[1])
-    return calls
+    return spy(_conv_phased, "data_grad")
 
 
 def _data_grad_reference(x, w, head, kw):
@@ -88,14 +85,12 @@ def test_deconvolution_forward_matches_the_scatter_loop(adj, rng, check, forced)
     check.close(out, deconv_reference(x, w, None, (2, 2), (1, 1), (1, 1), adj, 1), np.float64)
 
 
-def test_chosen_by_itself_for_wide_strided_layers(rng, check, monkeypatch):
+def test_chosen_by_itself_for_wide_strided_layers(rng, check, monkeypatch, spy):
     x = rng.standard_normal((2, 16, 40, 37)).astype(np.float32)  # a plane too big for the batch-inner layout
     w = rng.standard_normal((16, 16, 3, 3)).astype(np.float32)
     kw = dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), num_filter=16, no_bias=True)
     head = rng.standard_normal(convolution(np, x, w, None, **kw).shape).astype(np.float32)
-    calls = []
-    real = _conv_phased.data_grad
-    monkeypatch.setattr(_conv_phased, "data_grad", lambda *a: (calls.append(1), real(*a))[1])
+    calls = spy(_conv_phased, "data_grad")
     got = convolution_backward(np, head, x, w, need_weight_grad=False, **kw)[0]
     assert calls
     monkeypatch.setattr(_conv_phased, "MIN_CHANNELS", 10**9)  # the col2im path

@@ -23,13 +23,10 @@ UNIT.append((((1, 2, 5, 4, 6), 3, (2, 3, 2), (1, 1, 1), (2, 1, 1), (1, 1, 0), 1)
 
 
 @pytest.fixture
-def forced(monkeypatch):
+def forced(monkeypatch, spy):
     """Every unit-stride forward through the shifted views, however few its channels."""
-    calls = []
-    real = _conv_shifted.forward
     monkeypatch.setattr(_conv_shifted, "MIN_CHANNELS", 1)
-    monkeypatch.setattr(_conv_shifted, "forward", lambda *a: (calls.append(1), real(*a))[1])
-    return calls
+    return spy(_conv_shifted, "forward")
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -52,13 +49,11 @@ def test_data_gradient_matches_numerical(case, rng, check, forced):
     check.grad(lambda v: convolution(np, v, w, b, **kw), x, head, dx, "data")
 
 
-def test_chosen_by_itself_for_wide_layers(rng, check, monkeypatch):
+def test_chosen_by_itself_for_wide_layers(rng, check, monkeypatch, spy):
     x = rng.standard_normal((2, 16, 40, 37)).astype(np.float32)  # a plane too big for the batch-inner layout
     w = rng.standard_normal((8, 16, 3, 3)).astype(np.float32)
     kw = dict(kernel=(3, 3), pad=(1, 1), num_filter=8, no_bias=True)
-    calls = []
-    real = _conv_shifted.forward
-    monkeypatch.setattr(_conv_shifted, "forward", lambda *a: (calls.append(1), real(*a))[1])
+    calls = spy(_conv_shifted, "forward")
     got = convolution(np, x, w, None, **kw)
     assert calls
     monkeypatch.setattr(_conv_shifted, "MIN_CHANNELS", 10**9)
